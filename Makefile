@@ -1,0 +1,159 @@
+# cdikit: one non-recursive GNU Makefile.
+#   make                 build/cdi-generate build/cdi-apply build/libcdi.{a,so}
+#   make check           every test (criterion suites, then tests/*.sh)
+#   make check SANITIZE=1  the same under ASan+UBSan, in build/san
+#   make bench           benchmarks with their budgets
+#   make demo            generate a spec for the simulated host, apply a device
+#   make install         PREFIX, DESTDIR, LIBDIR honoured
+
+.DEFAULT_GOAL := all
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+VERSION := 0.1.0
+SOVERSION := 0
+
+PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
+exec_prefix ?= $(prefix)
+bindir ?= $(exec_prefix)/bin
+LIBDIR ?= $(exec_prefix)/lib
+libdir ?= $(LIBDIR)
+includedir ?= $(prefix)/include
+datarootdir ?= $(prefix)/share
+docdir ?= $(datarootdir)/doc/cdikit
+pkgconfigdir ?= $(libdir)/pkgconfig
+INSTALL ?= install
+
+SANITIZE ?= 0
+ifeq ($(SANITIZE),1)
+B := build/san
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+B := build
+SAN_FLAGS :=
+endif
+
+PKG_CONFIG ?= pkg-config
+LIB_PKGS := yaml-0.1 jansson
+GEN_PKGS := libkmod
+pkg = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
+LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS))
+GEN_LIBS := $(call pkg,--libs,$(GEN_PKGS)) -ldl
+CRIT_LIBS := $(call pkg,--libs,criterion)
+
+CC ?= cc
+CFLAGS ?= -O2 -g
+BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	-fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude -Ischema \
+	$(call pkg,--cflags,$(LIB_PKGS) $(GEN_PKGS)) $(SAN_FLAGS)
+ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
+
+SCHEMA_SRC := $(sort $(wildcard schema/*.c))
+APPLY_MAINS := apply/cdi-apply.c apply/cdi-runtime.c
+APPLY_SRC := $(filter-out $(APPLY_MAINS),$(sort $(wildcard apply/*.c)))
+GEN_MAINS := generate/cdi-generate.c
+GEN_SRC := $(filter-out $(GEN_MAINS),$(sort $(wildcard generate/*.c)))
+TEST_SRC := $(sort $(wildcard tests/test-*.c))
+TESTLIB_SRC := $(sort $(wildcard tests/lib/*.c))
+
+obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
+SCHEMA_OBJ := $(call obj,$(SCHEMA_SRC))
+APPLY_OBJ := $(call obj,$(APPLY_SRC))
+GEN_OBJ := $(call obj,$(GEN_SRC))
+TESTLIB_OBJ := $(call obj,$(TESTLIB_SRC))
+TESTS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+
+PROGRAMS := $(B)/cdi-apply $(if $(wildcard apply/cdi-runtime.c),$(B)/cdi-runtime) \
+	$(if $(wildcard generate/cdi-generate.c),$(B)/cdi-generate)
+SHLIB := $(B)/libcdi.so.$(VERSION)
+
+all: $(PROGRAMS) $(B)/libcdi.a $(SHLIB) $(B)/libcdi.so $(B)/libcdi.pc
+.PHONY: all
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Internal archives, one per half, so a test links only what it exercises.
+$(B)/libcdi-schema.a: $(SCHEMA_OBJ)
+$(B)/libcdi-apply.a: $(APPLY_OBJ)
+$(B)/libcdi-gen.a: $(GEN_OBJ)
+$(B)/libcdi-testlib.a: $(TESTLIB_OBJ)
+$(B)/libcdi.a: $(SCHEMA_OBJ) $(APPLY_OBJ)
+$(B)/%.a:
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(SHLIB): $(SCHEMA_OBJ) $(APPLY_OBJ)
+	$(CC) -shared -Wl,-soname,libcdi.so.$(SOVERSION) -Wl,--no-undefined $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+$(B)/libcdi.so: $(SHLIB)
+	ln -sf libcdi.so.$(VERSION) $(B)/libcdi.so.$(SOVERSION)
+	ln -sf libcdi.so.$(VERSION) $@
+
+$(B)/libcdi.pc: Makefile
+	@mkdir -p $(@D)
+	printf '%s\n' 'prefix=$(prefix)' 'exec_prefix=$(exec_prefix)' 'libdir=$(libdir)' \
+		'includedir=$(includedir)' '' 'Name: libcdi' \
+		'Description: Container Device Interface specs and OCI injection' \
+		'Version: $(VERSION)' 'Requires.private: yaml-0.1 jansson' 'Requires: jansson' \
+		'Libs: -L$${libdir} -lcdi' 'Cflags: -I$${includedir}' > $@
+
+$(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+$(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+$(B)/cdi-generate: $(call obj,generate/cdi-generate.c) $(B)/libcdi-gen.a $(B)/libcdi-schema.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(GEN_LIBS)
+
+# Tests: tests/test-<half>-<module>.c links the archives of its half only.
+.SECONDEXPANSION:
+test_archives = $(B)/libcdi-testlib.a \
+	$(if $(filter gen-%,$(1)),$(B)/libcdi-gen.a,$(if $(filter apply-%,$(1)),$(B)/libcdi-apply.a)) \
+	$(B)/libcdi-schema.a
+test_libs = $(if $(filter gen-%,$(1)),$(GEN_LIBS))
+$(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIB_LIBS) $(call test_libs,$*)
+
+# Fixtures that tests and the demo build from source (mock NVML, simulated hosts).
+-include tests/fixtures.mk
+
+check: all $(TESTS) $(FIXTURES)
+	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)
+.PHONY: check
+
+bench: all $(FIXTURES)
+	B=$(B) tests/bench/run
+.PHONY: bench
+
+demo: all $(FIXTURES)
+	B=$(B) scripts/demo
+.PHONY: demo
+
+install: all
+	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir)/cdi $(DESTDIR)$(pkgconfigdir)
+	$(INSTALL) -m 0755 $(PROGRAMS) $(DESTDIR)$(bindir)/
+	$(INSTALL) -m 0644 $(B)/libcdi.a $(DESTDIR)$(libdir)/
+	$(INSTALL) -m 0755 $(SHLIB) $(DESTDIR)$(libdir)/
+	ln -sf libcdi.so.$(VERSION) $(DESTDIR)$(libdir)/libcdi.so.$(SOVERSION)
+	ln -sf libcdi.so.$(VERSION) $(DESTDIR)$(libdir)/libcdi.so
+	$(INSTALL) -m 0644 include/cdi/*.h $(DESTDIR)$(includedir)/cdi/
+	$(INSTALL) -m 0644 $(B)/libcdi.pc $(DESTDIR)$(pkgconfigdir)/
+.PHONY: install
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(PROGRAMS)))
+	rm -f $(DESTDIR)$(libdir)/libcdi.a $(DESTDIR)$(libdir)/libcdi.so.$(VERSION) \
+		$(DESTDIR)$(libdir)/libcdi.so.$(SOVERSION) $(DESTDIR)$(libdir)/libcdi.so \
+		$(DESTDIR)$(pkgconfigdir)/libcdi.pc
+	rm -rf $(DESTDIR)$(includedir)/cdi
+.PHONY: uninstall
+
+clean:
+	rm -rf build
+.PHONY: clean
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
