@@ -25,12 +25,14 @@ docdir ?= $(datarootdir)/doc/cdikit
 pkgconfigdir ?= $(libdir)/pkgconfig
 INSTALL ?= install
 
+# BUILD relocates every output (parallel work trees: make BUILD=/tmp/b check).
+BUILD ?= build
 SANITIZE ?= 0
 ifeq ($(SANITIZE),1)
-B := build/san
+B := $(BUILD)/san
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
-B := build
+B := $(BUILD)
 SAN_FLAGS :=
 endif
 
@@ -153,7 +155,7 @@ uninstall:
 .PHONY: uninstall
 
 clean:
-	rm -rf build
+	rm -rf $(BUILD)
 .PHONY: clean
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
