@@ -1,0 +1,572 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * GPUs, driver version, device majors and MIG cap minors as the NVIDIA kernel
+ * modules publish them under /proc. Formats: nv-procfs.c and nv-caps.c of
+ * open-gpu-kernel-modules, as libnvidia-container reads them.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "host.h"
+#include "load.h"
+#include "macro.h"
+#include "problem.h"
+#include "procfs.h"
+
+/* Next line of buf from *pos: [*ret_start, *ret_start + *ret_len). False at the end. */
+static bool next_line(const char *buf, size_t len, size_t *pos, const char **ret_start,
+		      size_t *ret_len)
+{
+	const char *start, *nl;
+
+	if (*pos >= len)
+		return false;
+	start = buf + *pos;
+	nl = memchr(start, '\n', len - *pos);
+	*ret_start = start;
+	*ret_len = nl ? (size_t)(nl - start) : len - *pos;
+	*pos += *ret_len + (nl ? 1 : 0);
+	return true;
+}
+
+/* Parse a decimal unsigned of at most max; the whole [s, s + n) must be digits. */
+static bool parse_uint(const char *s, size_t n, unsigned max, unsigned *ret)
+{
+	uint64_t v = 0;
+
+	if (n == 0 || n > 10)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (v > max)
+		return false;
+	*ret = (unsigned)v;
+	return true;
+}
+
+static bool is_version_token(const char *s, size_t n)
+{
+	bool dot = false;
+
+	if (n == 0 || !isdigit((unsigned char)s[0]) || !isdigit((unsigned char)s[n - 1]))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '.') {
+			if (s[i + 1] == '.')
+				return false;
+			dot = true;
+		} else if (!isdigit((unsigned char)s[i]))
+			return false;
+	}
+	return dot;
+}
+
+int procfs_parse_driver_version(const char *name, const char *buf, char ret[GPU_VERSION_MAX],
+				struct cdi_error *err)
+{
+	static const char prefix[] = "NVRM version:";
+	size_t len = strlen(buf), pos = 0, n;
+	const char *line;
+
+	while (next_line(buf, len, &pos, &line, &n)) {
+		size_t i;
+
+		if (n < sizeof(prefix) - 1 || memcmp(line, prefix, sizeof(prefix) - 1) != 0)
+			continue;
+		if (n > PROCFS_MAX_LINE)
+			return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
+					       "NVRM version line longer than %u bytes", PROCFS_MAX_LINE);
+		/* The version is the first dotted number: the words before it vary by
+		 * flavour (proprietary/open) and architecture; the date after it has none. */
+		for (i = sizeof(prefix) - 1; i < n;) {
+			size_t start;
+
+			while (i < n && isspace((unsigned char)line[i]))
+				i++;
+			start = i;
+			while (i < n && !isspace((unsigned char)line[i]))
+				i++;
+			if (is_version_token(line + start, i - start)) {
+				if (i - start >= GPU_VERSION_MAX)
+					break;
+				memcpy(ret, line + start, i - start);
+				ret[i - start] = '\0';
+				return 0;
+			}
+		}
+		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
+				       "no driver version on the NVRM version line");
+	}
+	return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "no \"NVRM version:\" line");
+}
+
+int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cdi_error *err)
+{
+	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia/version");
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
+	if (r < 0)
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+	return procfs_parse_driver_version(path, buf, ret, err);
+}
+
+int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
+			    unsigned *ret_major, struct cdi_error *err)
+{
+	size_t len = strlen(buf), pos = 0, n, devlen = strlen(dev);
+	const char *line;
+	bool in_chars = false;
+	unsigned lineno = 0;
+
+	while (next_line(buf, len, &pos, &line, &n)) {
+		size_t i = 0, num;
+		unsigned major;
+
+		lineno++;
+		if (n > PROCFS_MAX_LINE)
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					       "line longer than %u bytes", PROCFS_MAX_LINE);
+		if (n == 0) {
+			if (in_chars)
+				break; /* a blank line ends the section */
+			continue;
+		}
+		if (n == strlen("Character devices:") && memcmp(line, "Character devices:", n) == 0) {
+			in_chars = true;
+			continue;
+		}
+		if (!in_chars)
+			continue;
+		if (line[n - 1] == ':')
+			break; /* "Block devices:" without the blank line */
+		while (i < n && line[i] == ' ')
+			i++;
+		num = i;
+		while (i < n && isdigit((unsigned char)line[i]))
+			i++;
+		if (!parse_uint(line + num, i - num, 4095, &major) || i >= n || line[i] != ' ')
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					       "malformed character device line");
+		i++;
+		if (n - i == devlen && memcmp(line + i, dev, devlen) == 0) {
+			*ret_major = major;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int procfs_char_major(const char *root, const char *dev, unsigned *ret_major,
+		      struct cdi_error *err)
+{
+	_cleanup_free_ char *path = host_path(root, "/proc/devices");
+	_cleanup_free_ char *buf = NULL;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
+	if (r < 0)
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+	return procfs_parse_char_major(path, buf, dev, ret_major, err);
+}
+
+int pci_bus_id_normalize(const char *in, char out[GPU_BUSID_MAX])
+{
+	unsigned long domain, bus, dev, fn;
+	char *end;
+
+	/* domain:bus:device.function, hex; NVML writes an 8-digit domain, procfs 4. */
+	if (!isxdigit((unsigned char)in[0]))
+		return -EINVAL;
+	domain = strtoul(in, &end, 16);
+	if (*end != ':' || end - in > 8 || !isxdigit((unsigned char)end[1]))
+		return -EINVAL;
+	in = end + 1;
+	bus = strtoul(in, &end, 16);
+	if (*end != ':' || end - in > 2 || !isxdigit((unsigned char)end[1]))
+		return -EINVAL;
+	in = end + 1;
+	dev = strtoul(in, &end, 16);
+	if (*end != '.' || end - in > 2 || !isxdigit((unsigned char)end[1]))
+		return -EINVAL;
+	in = end + 1;
+	fn = strtoul(in, &end, 16);
+	if (*end != '\0' || end - in > 1 || dev > 0x1f || fn > 7)
+		return -EINVAL;
+	snprintf(out, GPU_BUSID_MAX, domain > 0xffff ? "%08lx:%02lx:%02lx.%lx" : "%04lx:%02lx:%02lx.%lx",
+		 domain, bus, dev, fn);
+	return 0;
+}
+
+/* Copy the trimmed value [s, s + n) into dst of size cap; false if it does not fit. */
+static bool copy_value(char *dst, size_t cap, const char *s, size_t n)
+{
+	while (n > 0 && isspace((unsigned char)*s))
+		s++, n--;
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (n >= cap)
+		return false;
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return true;
+}
+
+int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_device *ret,
+				 bool *ret_excluded, struct cdi_error *err)
+{
+	size_t len = strlen(buf), pos = 0, n;
+	const char *line;
+	unsigned lineno = 0;
+	bool have_uuid = false, have_bus = false, have_minor = false, excluded = false;
+	struct gpu_device gpu = { 0 };
+
+	while (next_line(buf, len, &pos, &line, &n)) {
+		const char *colon, *val;
+		size_t klen, vlen;
+		char tmp[GPU_BUSID_MAX];
+
+		lineno++;
+		if (n > PROCFS_MAX_LINE)
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					       "line longer than %u bytes", PROCFS_MAX_LINE);
+		colon = memchr(line, ':', n);
+		if (!colon)
+			continue;
+		klen = (size_t)(colon - line);
+		val = colon + 1;
+		vlen = n - klen - 1;
+#define KEY(k) (klen == strlen(k) && memcmp(line, k, klen) == 0)
+		if (KEY("Model")) {
+			if (!copy_value(gpu.name, sizeof(gpu.name), val, vlen))
+				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Model",
+						       "longer than %d bytes", GPU_NAME_MAX - 1);
+		} else if (KEY("GPU UUID")) {
+			if (!copy_value(gpu.uuid, sizeof(gpu.uuid), val, vlen) ||
+			    strncmp(gpu.uuid, "GPU-", 4) != 0 || gpu.uuid[4] == '\0')
+				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "GPU UUID",
+						       "not a GPU-<uuid> of less than %d bytes",
+						       GPU_UUID_MAX);
+			for (const char *c = gpu.uuid; *c; c++)
+				if (!isalnum((unsigned char)*c) && *c != '-')
+					return cdi_problem_add(err, -EINVAL, name, lineno, 0,
+							       "GPU UUID", "invalid character in \"%s\"",
+							       gpu.uuid);
+			have_uuid = true;
+		} else if (KEY("Bus Location")) {
+			if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
+			    pci_bus_id_normalize(tmp, gpu.bus_id) < 0)
+				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Bus Location",
+						       "not a PCI bus id");
+			have_bus = true;
+		} else if (KEY("Device Minor")) {
+			if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
+			    !parse_uint(tmp, strlen(tmp), PROCFS_MAX_DEVICE_MINOR, &gpu.minor))
+				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Device Minor",
+						       "not a number from 0 to %u",
+						       PROCFS_MAX_DEVICE_MINOR);
+			have_minor = true;
+		} else if (KEY("GPU Excluded")) {
+			if (copy_value(tmp, sizeof(tmp), val, vlen) && strcmp(tmp, "Yes") == 0)
+				excluded = true;
+		}
+#undef KEY
+	}
+	if (!have_uuid || !have_bus || !have_minor)
+		return cdi_problem_add(err, -EINVAL, name, 0, 0,
+				       !have_uuid ? "GPU UUID" : !have_bus ? "Bus Location" : "Device Minor",
+				       "missing");
+	memcpy(ret->name, gpu.name, sizeof(gpu.name));
+	memcpy(ret->uuid, gpu.uuid, sizeof(gpu.uuid));
+	memcpy(ret->bus_id, gpu.bus_id, sizeof(gpu.bus_id));
+	ret->minor = gpu.minor;
+	if (ret_excluded)
+		*ret_excluded = excluded;
+	return 0;
+}
+
+void gpu_topology_clear(struct gpu_topology *topo)
+{
+	if (!topo)
+		return;
+	for (size_t i = 0; i < topo->n_gpus; i++)
+		free(topo->gpus[i].migs);
+	free(topo->gpus);
+	*topo = (struct gpu_topology){ 0 };
+}
+
+/* NVML orders GPUs by PCI bus id; procfs mode numbers them the same way. */
+static int gpu_cmp_bus(const void *a, const void *b)
+{
+	const struct gpu_device *x = a, *y = b;
+	size_t lx = strlen(x->bus_id), ly = strlen(y->bus_id);
+
+	/* Fixed-width lower-case hex compares as text; a longer (8-digit) domain is larger. */
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->bus_id, y->bus_id);
+}
+
+int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
+		     struct cdi_error *err)
+{
+	_cleanup_free_ char *dir = host_path(host->root, "/proc/driver/nvidia/gpus");
+	_cleanup_closedir_ DIR *d = NULL;
+	struct gpu_topology topo = { 0 };
+	struct dirent *de;
+	int r;
+
+	if (!dir)
+		return -ENOMEM;
+	r = procfs_driver_version(host->root, topo.driver_version, err);
+	if (r < 0)
+		return r;
+	d = opendir(dir);
+	if (!d) {
+		r = negative_errno();
+		return cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot open: %s", strerror(-r));
+	}
+	topo.gpus = calloc(GPU_MAX_COUNT, sizeof(*topo.gpus));
+	if (!topo.gpus)
+		return -ENOMEM;
+	while ((errno = 0, de = readdir(d))) {
+		_cleanup_free_ char *path = NULL, *buf = NULL;
+		bool excluded = false;
+
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&path, "%s/%s/information", dir, de->d_name) < 0) {
+			path = NULL;
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
+		if (r < 0) {
+			cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+			goto fail;
+		}
+		if (topo.n_gpus == GPU_MAX_COUNT) {
+			r = cdi_problem_add(err, -E2BIG, dir, 0, 0, NULL, "more than %d GPUs",
+					    GPU_MAX_COUNT);
+			goto fail;
+		}
+		r = procfs_parse_gpu_information(path, buf, &topo.gpus[topo.n_gpus], &excluded, err);
+		if (r < 0)
+			goto fail;
+		/* An excluded GPU (NVreg_ExcludedGpus) is invisible to NVML and unusable. */
+		if (!excluded)
+			topo.n_gpus++;
+	}
+	if (errno) {
+		r = negative_errno();
+		cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		goto fail;
+	}
+	qsort(topo.gpus, topo.n_gpus, sizeof(*topo.gpus), gpu_cmp_bus);
+	for (size_t i = 0; i < topo.n_gpus; i++) {
+		topo.gpus[i].index = (unsigned)i;
+		for (size_t j = 0; j < i; j++)
+			if (topo.gpus[j].minor == topo.gpus[i].minor ||
+			    strcmp(topo.gpus[j].uuid, topo.gpus[i].uuid) == 0) {
+				r = cdi_problem_add(err, -EINVAL, dir, 0, 0, NULL,
+						    "GPUs %s and %s share a device minor or UUID",
+						    topo.gpus[j].bus_id, topo.gpus[i].bus_id);
+				goto fail;
+			}
+	}
+	*ret = topo;
+	return 0;
+fail:
+	gpu_topology_clear(&topo);
+	return r;
+}
+
+#define MIG_KEY(gpu, gi, ci1) (((uint32_t)(gpu) << 16) | ((uint32_t)(gi) << 8) | (uint32_t)(ci1))
+
+static int mig_entry_cmp(const void *a, const void *b)
+{
+	const struct mig_minor_entry *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* "gpu<N>/gi<G>/access" or "gpu<N>/gi<G>/ci<C>/access" → key; false if malformed. */
+static bool parse_mig_name(const char *s, size_t n, uint32_t *ret_key)
+{
+	unsigned gpu, gi, ci;
+	size_t i = 3, start;
+
+#define NUMBER(var, max)                                                                           \
+	do {                                                                                       \
+		start = i;                                                                         \
+		while (i < n && isdigit((unsigned char)s[i]))                                      \
+			i++;                                                                       \
+		if (!parse_uint(s + start, i - start, (max), &(var)))                              \
+			return false;                                                              \
+	} while (0)
+#define LITERAL(lit)                                                                               \
+	do {                                                                                       \
+		if (n - i < strlen(lit) || memcmp(s + i, lit, strlen(lit)) != 0)                   \
+			return false;                                                              \
+		i += strlen(lit);                                                                  \
+	} while (0)
+
+	if (n < 3 || memcmp(s, "gpu", 3) != 0)
+		return false;
+	NUMBER(gpu, 255);
+	LITERAL("/gi");
+	NUMBER(gi, 255);
+	if (n - i == strlen("/access") && memcmp(s + i, "/access", n - i) == 0) {
+		*ret_key = MIG_KEY(gpu, gi, 0);
+		return true;
+	}
+	LITERAL("/ci");
+	NUMBER(ci, 254);
+	LITERAL("/access");
+	if (i != n)
+		return false;
+	*ret_key = MIG_KEY(gpu, gi, ci + 1);
+	return true;
+#undef NUMBER
+#undef LITERAL
+}
+
+int mig_minors_parse(const char *name, const char *buf, size_t len, struct mig_minors *ret,
+		     struct cdi_error *err)
+{
+	struct mig_minors mm = { 0 };
+	size_t pos = 0, n, cap = 0;
+	const char *line;
+	unsigned lineno = 0;
+	bool sorted = true;
+	int r;
+
+	while (next_line(buf, len, &pos, &line, &n)) {
+		const char *sp;
+		unsigned minor;
+		uint32_t key;
+
+		lineno++;
+		if (n == 0)
+			continue;
+		if (n > PROCFS_MAX_LINE) {
+			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					    "line longer than %u bytes", PROCFS_MAX_LINE);
+			goto fail;
+		}
+		sp = memchr(line, ' ', n);
+		if (!sp || sp == line ||
+		    !parse_uint(sp + 1, n - (size_t)(sp + 1 - line), PROCFS_MAX_CAP_MINOR, &minor)) {
+			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					    "expected \"<name> <minor>\", minor at most %u",
+					    PROCFS_MAX_CAP_MINOR);
+			goto fail;
+		}
+		n = (size_t)(sp - line);
+		if (n == 6 && memcmp(line, "config", 6) == 0) {
+			mm.has_config = true;
+			mm.config = minor;
+			continue;
+		}
+		if (n == 7 && memcmp(line, "monitor", 7) == 0) {
+			mm.has_monitor = true;
+			mm.monitor = minor;
+			continue;
+		}
+		if (n < 3 || memcmp(line, "gpu", 3) != 0)
+			continue; /* a cap this version does not know: not ours to judge */
+		if (!parse_mig_name(line, n, &key)) {
+			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+					    "malformed name \"%.*s\"", (int)n, line);
+			goto fail;
+		}
+		if (mm.n == cap) {
+			struct mig_minor_entry *grown;
+
+			if (cap >= PROCFS_MAX_MIG_MINORS) {
+				r = cdi_problem_add(err, -E2BIG, name, lineno, 0, NULL,
+						    "more than %u entries", PROCFS_MAX_MIG_MINORS);
+				goto fail;
+			}
+			cap = cap ? cap * 2 : 512;
+			grown = realloc(mm.entries, cap * sizeof(*grown));
+			if (!grown) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			mm.entries = grown;
+		}
+		if (mm.n > 0 && key <= mm.entries[mm.n - 1].key)
+			sorted = false;
+		mm.entries[mm.n++] = (struct mig_minor_entry){ .key = key, .minor = minor };
+	}
+	/* The kernel writes keys in order; sort only if someone else did not. */
+	if (!sorted)
+		qsort(mm.entries, mm.n, sizeof(*mm.entries), mig_entry_cmp);
+	for (size_t i = 1; i < mm.n; i++)
+		if (mm.entries[i].key == mm.entries[i - 1].key) {
+			uint32_t k = mm.entries[i].key;
+
+			r = cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
+					    "duplicate entry for gpu%u/gi%u%s", k >> 16, (k >> 8) & 0xff,
+					    (k & 0xff) ? "/ci..." : "");
+			goto fail;
+		}
+	*ret = mm;
+	return 0;
+fail:
+	mig_minors_clear(&mm);
+	return r;
+}
+
+int mig_minors_read(const char *root, struct mig_minors *ret, struct cdi_error *err)
+{
+	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia-caps/mig-minors");
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r;
+
+	if (!path)
+		return -ENOMEM;
+	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, &len);
+	if (r < 0)
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+	return mig_minors_parse(path, buf, len, ret, err);
+}
+
+void mig_minors_clear(struct mig_minors *mm)
+{
+	if (!mm)
+		return;
+	free(mm->entries);
+	*mm = (struct mig_minors){ 0 };
+}
+
+int mig_minors_lookup(const struct mig_minors *mm, unsigned gpu_minor, unsigned gi, int ci,
+		      unsigned *ret_minor)
+{
+	struct mig_minor_entry probe, *hit;
+
+	if (gpu_minor > 255 || gi > 255 || ci > 254)
+		return -ENOENT;
+	probe.key = MIG_KEY(gpu_minor, gi, ci < 0 ? 0 : (unsigned)ci + 1);
+	hit = bsearch(&probe, mm->entries, mm->n, sizeof(*mm->entries), mig_entry_cmp);
+	if (!hit)
+		return -ENOENT;
+	*ret_minor = hit->minor;
+	return 0;
+}
