@@ -561,7 +561,7 @@ int mig_minors_lookup(const struct mig_minors *mm, unsigned gpu_minor, unsigned 
 {
 	struct mig_minor_entry probe, *hit;
 
-	if (gpu_minor > 255 || gi > 255 || ci > 254)
+	if (mm->n == 0 || gpu_minor > 255 || gi > 255 || ci > 254)
 		return -ENOENT;
 	probe.key = MIG_KEY(gpu_minor, gi, ci < 0 ? 0 : (unsigned)ci + 1);
 	hit = bsearch(&probe, mm->entries, mm->n, sizeof(*mm->entries), mig_entry_cmp);

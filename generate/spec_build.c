@@ -68,9 +68,18 @@ int name_strategies_parse(const char *list, unsigned *strategies, struct cdi_err
 	}
 }
 
+static bool is_uuid_name(const char *s)
+{
+	return strncmp(s, "GPU-", 4) == 0 || strncmp(s, "MIG-", 4) == 0;
+}
+
 int device_name_cmp(const char *a, const char *b)
 {
 	const char *a0 = a, *b0 = b;
+
+	/* UUIDs are hex: "GPU-8d..." vs "GPU-54..." must not compare 8 with 54. */
+	if (is_uuid_name(a) || is_uuid_name(b))
+		return strcmp(a, b);
 
 	while (*a && *b) {
 		if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {

@@ -66,9 +66,10 @@ int spec_build_management(const struct gen_host *host, json_t *mounts,
 			  struct cdi_error *warn, struct cdi_error *err);
 
 /*
- * Device order: names compared with digit runs as numbers ("2" < "10",
- * "1:0" < "1:1" < "2"), otherwise bytewise, so index names come first, then
- * "GPU-…", "MIG-…", "gpuN", "migN:M"; the caller puts "all" last.
+ * Device order: index and type-index names compare digit runs as numbers
+ * ("2" < "10", "1:0" < "1:1" < "2", "gpu2" < "gpu10"); UUID names
+ * ("GPU-…", "MIG-…") compare bytewise. So: index names, GPU UUIDs, MIG
+ * UUIDs, gpuN, migN:M; the caller puts "all" last.
  */
 int device_name_cmp(const char *a, const char *b);
 

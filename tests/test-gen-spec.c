@@ -597,7 +597,7 @@ Test(spec, management)
 Test(device_name_cmp, order)
 {
 	static const char *const sorted[] = { "0", "1", "1:0", "1:1", "1:10", "2", "9", "10", "10:0", "64",
-					      "GPU-0", "GPU-a", "MIG-0", "gpu0", "gpu2", "gpu10", "mig0:1", "mig2:0" };
+					      "GPU-0", "GPU-54e6", "GPU-8dc5", "GPU-a", "MIG-0", "MIG-10", "MIG-9", "gpu0", "gpu2", "gpu10", "mig0:1", "mig2:0" };
 
 	for (size_t i = 0; i < ELEMENTSOF(sorted); i++)
 		for (size_t j = 0; j < ELEMENTSOF(sorted); j++) {
