@@ -35,6 +35,13 @@ struct build {
 	struct cdi_error *warn, *err;
 	char *proc_devices; /* /proc/devices, read once; NULL when unreadable */
 	bool proc_devices_read;
+	/* Majors looked up so far, so each name is parsed out of /proc/devices once. */
+	struct {
+		const char *name; /* static */
+		int r;
+		unsigned major;
+	} majors[8];
+	size_t n_majors;
 	struct mig_minors mm;
 	bool mm_read;
 };
@@ -129,6 +136,8 @@ static int push_new(json_t *arr, json_t *val)
 /* The major /proc/devices gives the char device name, -ENOENT if unknown or unreadable. */
 static int proc_major(struct build *b, const char *name, unsigned *ret)
 {
+	int r;
+
 	if (!b->proc_devices_read) {
 		_cleanup_free_ char *path = host_path(b->host->root, "/proc/devices");
 
@@ -140,7 +149,15 @@ static int proc_major(struct build *b, const char *name, unsigned *ret)
 	}
 	if (!b->proc_devices)
 		return -ENOENT;
-	return procfs_parse_char_major("/proc/devices", b->proc_devices, name, ret, NULL);
+	for (size_t i = 0; i < b->n_majors; i++)
+		if (strcmp(b->majors[i].name, name) == 0) {
+			*ret = b->majors[i].major;
+			return b->majors[i].r;
+		}
+	r = procfs_parse_char_major("/proc/devices", b->proc_devices, name, ret, NULL);
+	if (b->n_majors < ELEMENTSOF(b->majors))
+		b->majors[b->n_majors++] = (typeof(b->majors[0])){ name, r, r == 0 ? *ret : 0 };
+	return r;
 }
 
 /* What a node's device number must be; major_names[] in /proc/devices, tried in order. */
