@@ -1,0 +1,584 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cdi-apply: merge CDI devices into an OCI config.json, for runtimes without CDI support.
+ *
+ *   cdi-apply [--spec-dir DIR]... [--config FILE] [--output FILE] DEVICE...
+ *   cdi-apply [--spec-dir DIR]... --list
+ *   cdi-apply --validate FILE...
+ *
+ * That interface is a contract scripts depend on; options may be added, never changed.
+ * The work is in libcdi; this file parses flags, reads and writes files and prints problems.
+ * It runs once per container start, so it does nothing it does not need (no locale, one read
+ * of the config, one write).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cdi/cdi.h>
+
+#include "edits.h"
+#include "macro.h"
+#include "problem.h"
+#include "visible_devices.h"
+
+#ifndef CDIKIT_VERSION
+#define CDIKIT_VERSION "0.1.0"
+#endif
+
+#define PROG "cdi-apply"
+/* A config.json is a few KiB (tens with an inline seccomp profile); this is far beyond. */
+#define CONFIG_MAX_BYTES (64u * 1024 * 1024)
+
+enum { EXIT_PROBLEM = 1, EXIT_USAGE = 2 };
+
+static const char usage_text[] =
+	"Usage: cdi-apply [--spec-dir DIR]... [--config FILE] [--output FILE] DEVICE...\n"
+	"       cdi-apply [--spec-dir DIR]... --list\n"
+	"       cdi-apply --validate FILE...\n"
+	"Merge CDI devices into an OCI runtime spec (config.json) before the runtime starts it.\n"
+	"\n"
+	"  -d, --spec-dir DIR      CDI spec directory; repeat in priority order, a later one\n"
+	"                          wins (default: /etc/cdi, then /var/run/cdi)\n"
+	"  -c, --config FILE       the OCI config to edit, '-' for stdin (default: ./config.json)\n"
+	"  -o, --output FILE       where to write the result, '-' for stdout (default: replace\n"
+	"                          the config atomically; stdout when the config is stdin)\n"
+	"      --from-annotations  also inject the devices named by the config's cdi.k8s.io/\n"
+	"                          annotations\n"
+	"      --from-env          also inject the GPUs NVIDIA_VISIBLE_DEVICES in process.env asks\n"
+	"                          for (all, 0,1, 0:1, GPU-/MIG- UUIDs as nvidia.com/gpu=...;\n"
+	"                          none and void ask for nothing); with --from-annotations only\n"
+	"                          when the annotations name no device\n"
+	"      --strict            also reject what SPEC.md forbids but the reference accepts\n"
+	"                          (relative paths, hook timeouts <= 0)\n"
+	"  -l, --list              print the devices the spec directories define, one a line\n"
+	"      --validate          check spec files; one line per problem\n"
+	"  -h, --help              show this help\n"
+	"  -V, --version           show the version\n"
+	"\n"
+	"DEVICE is a qualified CDI name, vendor/class=name (nvidia.com/gpu=0). All or nothing:\n"
+	"on any problem the config is left as it was.\n"
+	"Exit status: 0 done, 1 problems (one line each on stderr), 2 usage error.\n";
+
+enum {
+	OPT_FROM_ANNOTATIONS = 0x100,
+	OPT_FROM_ENV,
+	OPT_STRICT,
+	OPT_VALIDATE,
+};
+
+struct args {
+	const char **dirs;
+	size_t n_dirs;
+	const char *config;
+	const char *output;
+	bool from_annotations, from_env, list, validate;
+	unsigned flags;
+	char **rest;
+	size_t n_rest;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry '" PROG " --help' for more information.\n");
+	return EXIT_USAGE;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_args(int argc, char **argv, struct args *a)
+{
+	static const struct option options[] = {
+		{ "spec-dir", required_argument, NULL, 'd' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "validate", no_argument, NULL, OPT_VALIDATE },
+		{ "from-annotations", no_argument, NULL, OPT_FROM_ANNOTATIONS },
+		{ "from-env", no_argument, NULL, OPT_FROM_ENV },
+		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 },
+	};
+	int c;
+
+	a->dirs = calloc(argc, sizeof(*a->dirs));
+	if (!a->dirs) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return EXIT_PROBLEM;
+	}
+	while ((c = getopt_long(argc, argv, "+d:c:o:lhV", options, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!*optarg)
+				return usage_error("--spec-dir needs a directory%s", "");
+			a->dirs[a->n_dirs++] = optarg;
+			break;
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'l':
+			a->list = true;
+			break;
+		case OPT_VALIDATE:
+			a->validate = true;
+			break;
+		case OPT_FROM_ANNOTATIONS:
+			a->from_annotations = true;
+			break;
+		case OPT_FROM_ENV:
+			a->from_env = true;
+			break;
+		case OPT_STRICT:
+			a->flags |= CDI_LOAD_STRICT;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return fflush(stdout) == 0 ? 0 : EXIT_PROBLEM;
+		case 'V':
+			puts(PROG " (cdikit) " CDIKIT_VERSION);
+			return fflush(stdout) == 0 ? 0 : EXIT_PROBLEM;
+		default:
+			fprintf(stderr, "Try '" PROG " --help' for more information.\n");
+			return EXIT_USAGE;
+		}
+	}
+	a->rest = argv + optind;
+	a->n_rest = argc - optind;
+
+	if (a->validate && (a->list || a->n_dirs || a->config || a->output || a->from_annotations ||
+			    a->from_env))
+		return usage_error("--validate takes only spec files (and --strict)%s", "");
+	if (a->validate && a->n_rest == 0)
+		return usage_error("--validate needs at least one spec file%s", "");
+	if (a->list && (a->n_rest || a->config || a->output || a->from_annotations || a->from_env))
+		return usage_error("--list takes only --spec-dir (and --strict)%s", "");
+	if (!a->validate && !a->list && a->n_rest == 0 && !a->from_annotations && !a->from_env)
+		return usage_error("no device given (a qualified name such as nvidia.com/gpu=0)%s", "");
+	for (size_t i = 0; i < a->n_rest && !a->validate; i++)
+		if (!*a->rest[i])
+			return usage_error("empty device name%s", "");
+	return -1;
+}
+
+/* One line per problem. A problem about the OCI config (a field, no file) names the config. */
+static void print_problems(const struct cdi_error *err, const char *prefix, const char *config)
+{
+	for (size_t i = 0; err && i < err->n_problems; i++) {
+		const struct cdi_problem *p = &err->problems[i];
+		const char *text = p->text ? p->text : p->message;
+
+		if (!p->file && p->field && config)
+			fprintf(stderr, PROG ": %s%s: %s\n", prefix, config, text);
+		else
+			fprintf(stderr, PROG ": %s%s\n", prefix, text);
+	}
+}
+
+static int read_fd(int fd, const char *name, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+	struct stat st;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0)
+		cap = (size_t)st.st_size + 1;
+	if (cap > CONFIG_MAX_BYTES + 1) {
+		fprintf(stderr, PROG ": %s: larger than %u bytes\n", name, CONFIG_MAX_BYTES);
+		return -EFBIG;
+	}
+	cap = cap ? cap : 16384;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		fprintf(stderr, PROG ": out of memory\n");
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap) {
+			char *grown;
+
+			if (cap > CONFIG_MAX_BYTES) {
+				fprintf(stderr, PROG ": %s: larger than %u bytes\n", name,
+					CONFIG_MAX_BYTES);
+				return -EFBIG;
+			}
+			cap *= 2;
+			grown = realloc(buf, cap + 1);
+			if (!grown) {
+				fprintf(stderr, PROG ": out of memory\n");
+				return -ENOMEM;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			fprintf(stderr, PROG ": %s: %s\n", name, strerror(errno));
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	buf[len] = '\0';
+	*ret_buf = TAKE_PTR(buf);
+	*ret_len = len;
+	return 0;
+}
+
+static int read_input(const char *path, char **ret_buf, size_t *ret_len, mode_t *ret_mode)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+
+	if (strcmp(path, "-") == 0)
+		return read_fd(STDIN_FILENO, "<stdin>", ret_buf, ret_len);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return -errno;
+	}
+	if (ret_mode && fstat(fd, &st) == 0)
+		*ret_mode = st.st_mode & 07777;
+	return read_fd(fd, path, ret_buf, ret_len);
+}
+
+/* How the input was laid out, so the output diffs only where devices went in. */
+struct layout {
+	int indent;   /* 0: compact */
+	bool tabs;    /* indent with tabs (runc spec writes them) */
+	bool newline; /* ends with a newline */
+};
+
+static struct layout detect_layout(const char *buf, size_t len)
+{
+	struct layout l = { .newline = len > 0 && buf[len - 1] == '\n' };
+	const char *end = buf + len, *p = buf, *nl;
+	size_t spaces = 0;
+
+	/* The blanks that start the line after the opening brace are one level of indent. */
+	while (p < end && *p != '{')
+		p++;
+	nl = p < end ? memchr(p, '\n', end - p) : NULL;
+	if (!nl)
+		return l;
+	for (p = nl + 1; p < end && (*p == '\r' || *p == '\n'); p++)
+		;
+	if (p < end && *p == '\t') {
+		l.indent = 1;
+		l.tabs = true;
+		return l;
+	}
+	for (; p < end && *p == ' '; p++)
+		spaces++;
+	l.indent = spaces > 31 ? 31 : (int)spaces;
+	return l;
+}
+
+static char *dump_config(const json_t *oci, struct layout l, size_t *ret_len)
+{
+	size_t flags = l.indent ? JSON_INDENT(l.indent) : JSON_COMPACT;
+	char *out;
+	size_t len;
+
+	out = json_dumps(oci, flags);
+	if (!out)
+		return NULL;
+	len = strlen(out);
+	if (l.tabs) {
+		/* Strings hold no raw newline, so every leading blank of a line is indentation. */
+		bool bol = true;
+
+		for (size_t i = 0; i < len; i++) {
+			if (out[i] == '\n')
+				bol = true;
+			else if (bol && out[i] == ' ')
+				out[i] = '\t';
+			else
+				bol = false;
+		}
+	}
+	if (l.newline) {
+		char *grown = realloc(out, len + 2);
+
+		if (!grown) {
+			free(out);
+			return NULL;
+		}
+		out = grown;
+		out[len++] = '\n';
+		out[len] = '\0';
+	}
+	*ret_len = len;
+	return out;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static int write_output(const char *path, const char *buf, size_t len, mode_t fallback_mode)
+{
+	_cleanup_free_ char *real = NULL;
+	struct cdi_error err = { 0 };
+	struct stat st;
+	int r;
+
+	if (strcmp(path, "-") == 0) {
+		r = write_all(STDOUT_FILENO, buf, len);
+		if (r < 0)
+			fprintf(stderr, PROG ": <stdout>: %s\n", strerror(-r));
+		return r;
+	}
+	if (stat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			/* /dev/null, a FIFO, a terminal: no rename over those. */
+			_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+			r = fd < 0 ? -errno : write_all(fd, buf, len);
+			if (r < 0)
+				fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
+			return r;
+		}
+		fallback_mode = st.st_mode & 07777;
+		/* Replace the file a symlink points to, not the symlink. */
+		real = realpath(path, NULL);
+	}
+	r = cdi_write_file_atomic(real ? real : path, buf, len, fallback_mode, &err);
+	if (r < 0) {
+		if (err.n_problems)
+			print_problems(&err, "", NULL);
+		else
+			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
+	}
+	cdi_error_reset(&err);
+	return r;
+}
+
+static int cmd_validate(const struct args *a)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < a->n_rest; i++) {
+		const char *file = a->rest[i];
+		struct cdi_error err = { 0 };
+		cdi_spec *spec = NULL;
+		int r;
+
+		if (strcmp(file, "-") == 0) {
+			_cleanup_free_ char *buf = NULL;
+			size_t len;
+
+			r = read_fd(STDIN_FILENO, "<stdin>", &buf, &len);
+			if (r < 0) {
+				ret = EXIT_PROBLEM;
+				continue;
+			}
+			r = cdi_spec_load_buffer("<stdin>", buf, len, a->flags, &spec, &err);
+		} else {
+			r = cdi_spec_load_file(file, a->flags, &spec, &err);
+		}
+		if (r < 0) {
+			ret = EXIT_PROBLEM;
+			if (err.n_problems)
+				print_problems(&err, "", NULL);
+			else
+				fprintf(stderr, PROG ": %s: %s\n", file,
+					r == -ENODATA ? "no spec data" : strerror(-r));
+		}
+		cdi_spec_free(spec);
+		cdi_error_reset(&err);
+	}
+	return ret;
+}
+
+static void registry_freep(cdi_registry **reg)
+{
+	cdi_registry_free(*reg);
+}
+
+static int open_registry(const struct args *a, cdi_registry **ret)
+{
+	struct cdi_error err = { 0 };
+	int r;
+
+	r = cdi_registry_new(a->dirs, a->n_dirs, a->flags, ret, &err);
+	if (r < 0)
+		print_problems(&err, "", NULL);
+	cdi_error_reset(&err);
+	return r;
+}
+
+static int cmd_list(const struct args *a)
+{
+	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
+	const char *const *devs;
+
+	if (open_registry(a, &reg) < 0)
+		return EXIT_PROBLEM;
+	/* Specs that failed to load do not stop the listing, as in the reference. */
+	print_problems(cdi_registry_errors(reg), "warning: ", NULL);
+	for (devs = cdi_registry_devices(reg); *devs; devs++)
+		puts(*devs);
+	return fflush(stdout) == 0 ? 0 : EXIT_PROBLEM;
+}
+
+static void strv_freep(char ***strv)
+{
+	cdi_strv_free(*strv);
+}
+
+/* Append the names of more not already requested (the runtime deduplicates them). */
+static int add_requests(const char ***list, size_t *n, size_t *cap, struct cdi_strmap *seen,
+			char **more)
+{
+	for (; more && *more; more++) {
+		if (cdi_strmap_get(seen, *more, strlen(*more)))
+			continue;
+		if (*n == *cap) {
+			size_t ncap = *cap ? *cap * 2 : 16;
+			const char **grown = realloc(*list, ncap * sizeof(*grown));
+
+			if (!grown)
+				return -ENOMEM;
+			*list = grown;
+			*cap = ncap;
+		}
+		if (cdi_strmap_put(seen, *more, strlen(*more), *n) < 0)
+			return -ENOMEM;
+		(*list)[(*n)++] = *more;
+	}
+	return 0;
+}
+
+static int cmd_inject(const struct args *a)
+{
+	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
+	__attribute__((cleanup(strv_freep))) char **from_ann = NULL;
+	__attribute__((cleanup(strv_freep))) char **from_env = NULL;
+	_cleanup_free_ const char **devices = NULL;
+	_cleanup_free_ char *buf = NULL, *out = NULL;
+	_cleanup_json_ json_t *oci = NULL;
+	struct cdi_strmap seen __attribute__((cleanup(cdi_strmap_free))) = { 0 };
+	const char *config = a->config ? a->config : "config.json";
+	const char *output = a->output ? a->output : strcmp(config, "-") == 0 ? "-" : config;
+	const char *label = strcmp(config, "-") == 0 ? "<stdin>" : config;
+	struct cdi_error err = { 0 };
+	mode_t mode = 0644;
+	size_t len, n_ann = 0, n_devices = 0, cap = 0;
+	json_error_t jerr;
+	int r;
+
+	if (read_input(config, &buf, &len, &mode) < 0)
+		return EXIT_PROBLEM;
+	oci = json_loadb(buf, len, 0, &jerr);
+	if (!oci) {
+		fprintf(stderr, PROG ": %s:%d:%d: %s\n", label, jerr.line, jerr.column, jerr.text);
+		return EXIT_PROBLEM;
+	}
+	if (!json_is_object(oci)) {
+		fprintf(stderr, PROG ": %s: an OCI runtime spec is a JSON object\n", label);
+		return EXIT_PROBLEM;
+	}
+
+	/* DEVICE arguments go as given (a repeated one is applied twice, as the reference
+	 * does); devices the config asks for follow, without the ones already requested. */
+	devices = malloc((a->n_rest + 1) * sizeof(*devices));
+	if (!devices)
+		goto oom;
+	cap = a->n_rest + 1;
+	for (size_t i = 0; i < a->n_rest; i++) {
+		if (cdi_strmap_put(&seen, a->rest[i], strlen(a->rest[i]), i) < 0)
+			goto oom;
+		devices[n_devices++] = a->rest[i];
+	}
+	if (a->from_annotations) {
+		r = cdi_annotations_parse(json_object_get(oci, "annotations"), &from_ann, &n_ann, &err);
+		if (r < 0) {
+			print_problems(&err, "", NULL);
+			fprintf(stderr, PROG ": %s: annotations: not a valid CDI device request\n", label);
+			cdi_error_reset(&err);
+			return EXIT_PROBLEM;
+		}
+		if (add_requests(&devices, &n_devices, &cap, &seen, from_ann) < 0)
+			goto oom;
+	}
+	if (a->from_env && n_ann == 0) {
+		r = cdi_visible_devices(oci, &from_env, NULL, &err);
+		if (r < 0) {
+			print_problems(&err, "", NULL);
+			cdi_error_reset(&err);
+			return EXIT_PROBLEM;
+		}
+		if (add_requests(&devices, &n_devices, &cap, &seen, from_env) < 0)
+			goto oom;
+	}
+
+	if (n_devices > 0) {
+		if (open_registry(a, &reg) < 0)
+			return EXIT_PROBLEM;
+		r = cdi_registry_inject(reg, oci, devices, n_devices, NULL, &err);
+		if (r < 0) {
+			print_problems(&err, "", label);
+			/* Spec files that failed to load are the usual reason a device is missing. */
+			print_problems(cdi_registry_errors(reg), "", NULL);
+			cdi_error_reset(&err);
+			return EXIT_PROBLEM;
+		}
+	} else if (output == config) {
+		return 0; /* nothing asked for, nothing to rewrite */
+	}
+
+	out = dump_config(oci, detect_layout(buf, len), &len);
+	if (!out)
+		goto oom;
+	return write_output(output, out, len, mode) < 0 ? EXIT_PROBLEM : 0;
+oom:
+	fprintf(stderr, PROG ": out of memory\n");
+	return EXIT_PROBLEM;
+}
+
+int main(int argc, char **argv)
+{
+	struct args a = { 0 };
+	int r;
+
+	r = parse_args(argc, argv, &a);
+	if (r < 0) {
+		if (a.validate)
+			r = cmd_validate(&a);
+		else if (a.list)
+			r = cmd_list(&a);
+		else
+			r = cmd_inject(&a);
+	}
+	free(a.dirs);
+	return r;
+}

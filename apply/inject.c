@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Injecting CDI devices into an OCI spec: the reference's Cache.InjectDevices (cache.go).
+ * Every name is resolved before anything is edited; the edits are merged spec-then-device in
+ * request order (a spec's own edits once, before its first requested device) and applied in
+ * one pass, all or nothing.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cdi/registry.h>
+#include <cdi/spec.h>
+
+#include "edits.h"
+#include "macro.h"
+#include "problem.h"
+
+/* "a, b" of the names, then the searched directories, as one message. */
+static int report_unresolved(const cdi_registry *reg, const char *const *devices, size_t n,
+			     const bool *unresolved, struct cdi_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t size = 0;
+	FILE *f;
+	const char *sep = "";
+
+	f = open_memstream(&buf, &size);
+	if (!f)
+		return cdi_fail(err, -ENOENT, "unresolvable CDI devices");
+	fputs("unresolvable CDI devices ", f);
+	for (size_t i = 0; i < n; i++) {
+		if (!unresolved[i])
+			continue;
+		fprintf(f, "%s%s", sep, devices[i]);
+		sep = ", ";
+	}
+	fputs(" (searched ", f);
+	sep = "";
+	for (size_t i = 0; i < cdi_registry_dir_count(reg); i++) {
+		fprintf(f, "%s%s", sep, cdi_registry_dir(reg, i));
+		sep = ", ";
+	}
+	fputs(cdi_registry_dir_count(reg) ? ")" : "no directory)", f);
+	if (fclose(f) != 0)
+		return cdi_fail(err, -ENOENT, "unresolvable CDI devices");
+	return cdi_fail(err, -ENOENT, "%s", buf);
+}
+
+/* The index of dev in spec, for the field path of a problem. */
+static size_t device_index(const cdi_spec *spec, const json_t *dev)
+{
+	size_t n = cdi_spec_device_count(spec);
+
+	for (size_t i = 0; i < n; i++)
+		if (cdi_spec_device(spec, i) == dev)
+			return i;
+	return n;
+}
+
+_public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *const *devices,
+				 size_t n_devices, const struct cdi_inject_options *opts,
+				 struct cdi_error *err)
+{
+	_cleanup_free_ struct cdi_edit_source *src = NULL;
+	_cleanup_free_ const cdi_spec **seen = NULL;
+	_cleanup_free_ bool *unresolved = NULL;
+	_cleanup_free_ char *fields = NULL;
+	size_t n_src = 0, n_seen = 0, n_unresolved = 0;
+	int r;
+
+	if (!reg || !oci)
+		return cdi_fail(err, -EINVAL, "can't inject devices, no registry or nil OCI Spec");
+	if (!json_is_object(oci))
+		return cdi_fail(err, -EINVAL, "can't inject devices, OCI Spec is not a JSON object");
+	if (n_devices == 0)
+		return 0;
+	if (!devices)
+		return cdi_fail(err, -EINVAL, "can't inject devices, no device list");
+	if (n_devices > SIZE_MAX / (2 * sizeof(*src) + 32))
+		return cdi_fail(err, -E2BIG, "can't inject devices, too many devices");
+
+	src = calloc(2 * n_devices, sizeof(*src));
+	seen = calloc(n_devices, sizeof(*seen));
+	unresolved = calloc(n_devices, sizeof(*unresolved));
+	/* One field label per device: "devices[NNN].containerEdits". */
+	fields = malloc(n_devices * 48);
+	if (!src || !seen || !unresolved || !fields)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+
+	for (size_t i = 0; i < n_devices; i++) {
+		const json_t *dev = NULL;
+		const cdi_spec *spec = devices[i] ? cdi_registry_lookup(reg, devices[i], &dev) : NULL;
+		char *field = fields + i * 48;
+		bool known = false;
+
+		if (!spec || !dev) {
+			unresolved[i] = true;
+			n_unresolved++;
+			continue;
+		}
+		if (n_unresolved)
+			continue; /* failing anyway; only collect the other unresolved names */
+
+		/* Specs are few, so a linear look-up over those already seen stays cheap. */
+		for (size_t k = 0; k < n_seen && !known; k++)
+			known = seen[k] == spec;
+		if (!known) {
+			seen[n_seen++] = spec;
+			src[n_src++] = (struct cdi_edit_source){
+				.edits = json_object_get(cdi_spec_json(spec), "containerEdits"),
+				.file = cdi_spec_path(spec),
+				.field = "containerEdits",
+			};
+		}
+		snprintf(field, 48, "devices[%zu].containerEdits", device_index(spec, dev));
+		src[n_src++] = (struct cdi_edit_source){
+			.edits = json_object_get(dev, "containerEdits"),
+			.file = cdi_spec_path(spec),
+			.field = field,
+		};
+	}
+	if (n_unresolved)
+		return report_unresolved(reg, devices, n_devices, unresolved, err);
+
+	r = cdi_apply_edit_sources(oci, src, n_src, opts, err);
+	return r < 0 ? r : 0;
+}
