@@ -53,10 +53,7 @@ static inline void closedirp(DIR **d)
 	if (*d)
 		closedir(*d);
 }
-static inline void json_decrefp(json_t **j)
-{
-	json_decref(*j); /* NULL-safe */
-}
+/* json_decrefp() comes with jansson (>= 2.9), NULL-safe. */
 
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
