@@ -39,6 +39,33 @@
 #define NAME_MAX_LEN NVML_DEVICE_NAME_V2_BUFFER_SIZE
 #define VERSION_MAX NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE
 
+/* What a config does not say: a DGX A100 on R550, or a DGX-1 V100 on R440. */
+#ifndef MOCK_OLD_DRIVER
+#define DEFAULT_DRIVER "550.54.15"
+#define DEFAULT_NVML "12.550.54.15"
+#define DEFAULT_CUDA 12040
+#define DEFAULT_MAX_MIGS 7
+#define DEFAULT_NAME "NVIDIA A100-SXM4-40GB"
+#define DEFAULT_PCI_DEVICE_ID 0x20B010DE
+#define DEFAULT_PCI_SUBSYSTEM_ID 0x134F10DE
+#define DEFAULT_MEMORY_MB 40960
+#define DEFAULT_CC_MAJOR 8
+#define DEFAULT_BRAND NVML_BRAND_NVIDIA
+#define DEFAULT_ARCH NVML_DEVICE_ARCH_AMPERE
+#else
+#define DEFAULT_DRIVER "440.118.02"
+#define DEFAULT_NVML "10.440.118.02"
+#define DEFAULT_CUDA 10020
+#define DEFAULT_MAX_MIGS 0
+#define DEFAULT_NAME "Tesla V100-SXM2-32GB"
+#define DEFAULT_PCI_DEVICE_ID 0x1DB510DE
+#define DEFAULT_PCI_SUBSYSTEM_ID 0x124910DE
+#define DEFAULT_MEMORY_MB 32510
+#define DEFAULT_CC_MAJOR 7
+#define DEFAULT_BRAND NVML_BRAND_TESLA
+#define DEFAULT_ARCH NVML_DEVICE_ARCH_VOLTA
+#endif
+
 /* A handle is the address of one of these, inside the arrays of struct mock. */
 struct nvmlDevice_st {
 	unsigned gpu; /* index of the GPU (the parent, for a MIG device) */
@@ -266,6 +293,10 @@ static nvmlReturn_t parse_gpu(struct parser *p, char *args)
 				gpu->mig = MIG_PENDING_DISABLE;
 			else
 				return parse_error(p, "bad mig mode", val);
+#ifdef MOCK_OLD_DRIVER
+			if (gpu->mig != MIG_UNSUPPORTED)
+				return parse_error(p, "this driver predates MIG", val);
+#endif
 		} else {
 			return parse_error(p, "unknown gpu key", tok);
 		}
@@ -301,6 +332,9 @@ static nvmlReturn_t parse_mig(struct parser *p, char *args)
 	bool have_ci = false, have_uuid = false, have_ci_profile = false, have_slot = false;
 	size_t gi_idx;
 
+#ifdef MOCK_OLD_DRIVER
+	return parse_error(p, "this driver predates MIG", NULL);
+#endif
 	tok = strtok_r(args, " \t", &save);
 	if (!parse_uint(tok, MAX_GPUS - 1, &gpu_index) || mock.n_gpus == 0 ||
 	    gpu_index != mock.n_gpus - 1)
@@ -502,14 +536,14 @@ static char *config_path(void)
 static nvmlReturn_t mock_load(void)
 {
 	struct parser p = {
-		.name = "NVIDIA A100-SXM4-40GB",
-		.pci_device_id = 0x20B010DE,
-		.pci_subsystem_id = 0x134F10DE,
-		.memory_mb = 40960,
-		.cc_major = 8,
+		.name = DEFAULT_NAME,
+		.pci_device_id = DEFAULT_PCI_DEVICE_ID,
+		.pci_subsystem_id = DEFAULT_PCI_SUBSYSTEM_ID,
+		.memory_mb = DEFAULT_MEMORY_MB,
+		.cc_major = DEFAULT_CC_MAJOR,
 		.cc_minor = 0,
-		.brand = NVML_BRAND_NVIDIA,
-		.arch = NVML_DEVICE_ARCH_AMPERE,
+		.brand = DEFAULT_BRAND,
+		.arch = DEFAULT_ARCH,
 	};
 	char *path, *line = NULL;
 	size_t cap = 0, total = 0;
@@ -518,10 +552,10 @@ static nvmlReturn_t mock_load(void)
 	nvmlReturn_t r = NVML_SUCCESS;
 
 	mock_free();
-	strcpy(mock.driver, "550.54.15");
-	strcpy(mock.nvml, "12.550.54.15");
-	mock.cuda = 12040;
-	mock.max_migs = 7;
+	strcpy(mock.driver, DEFAULT_DRIVER);
+	strcpy(mock.nvml, DEFAULT_NVML);
+	mock.cuda = DEFAULT_CUDA;
+	mock.max_migs = DEFAULT_MAX_MIGS;
 
 	path = config_path();
 	if (!path)
