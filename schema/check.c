@@ -921,19 +921,20 @@ static void check_edits(struct check *c, const json_t *edits, const char *path, 
 		check_net_devices(c, net, path_key(sub, path, "netDevices"), loc);
 }
 
-/* isEmpty. A field of the wrong type was reported already and counts as an edit. */
+/*
+ * isEmpty: no env, deviceNodes, hooks, mounts, additionalGids, netDevices (empty lists count
+ * as none) and no intelRdt. A member of the wrong type or an unknown one was reported already
+ * and counts as an edit: "no container edits" on top would only repeat it.
+ */
 static bool edits_empty(const json_t *edits)
 {
-	static const char *const lists[] = { "env",	       "deviceNodes", "hooks",
-					     "mounts",	       "additionalGids", "netDevices" };
+	const char *key;
+	json_t *v;
 
-	for (size_t i = 0; i < ELEMENTSOF(lists); i++) {
-		json_t *v = json_object_get(edits, lists[i]);
-
-		if (v && (!json_is_array(v) || json_array_size(v) > 0))
+	json_object_foreach ((json_t *)edits, key, v)
+		if (!json_is_array(v) || json_array_size(v) > 0 || strcmp(key, "intelRdt") == 0)
 			return false;
-	}
-	return !json_object_get(edits, "intelRdt");
+	return true;
 }
 
 /*

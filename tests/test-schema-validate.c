@@ -397,6 +397,10 @@ Test(validate, unknown_fields)
 	       "t.json: unknown field \"Kind\" (did you mean \"kind\"?)",
 	       "t.json: missing required field \"cdiVersion\"",
 	       "t.json: missing required field \"kind\"", NULL);
+	/* a misspelt edit is reported once, not also as "no container edits" */
+	expect("{" BASE ",\"devices\":[{\"name\":\"dev1\",\"containerEdits\":{\"DeviceNodes\":[{\"Path\":\"/dev/null\"}]}}]}",
+	       "t.json: devices[0].containerEdits: unknown field \"DeviceNodes\" (did you mean \"deviceNodes\"?)",
+	       NULL);
 	/* fields removed in 1.1.0 */
 	expect(with_edits("{\"intelRdt\":{\"enableCMT\":true}}"),
 	       DEV "intelRdt: unknown field \"enableCMT\"", NULL);
