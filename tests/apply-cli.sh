@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# The cdi-apply command-line contract (issue 3): exit codes, --list, --output -, in-place
+# atomic write, stdin config, one "cdi-apply: " line per problem, --validate, --from-*.
+set -u
+: "${B:=build}"
+APPLY=$(realpath "$B/cdi-apply")
+[ -x "$APPLY" ] || { echo "no $B/cdi-apply"; exit 1; }
+command -v jq >/dev/null || { echo "jq not installed"; exit 77; }
+
+work=$(mktemp -d /tmp/cdikit-apply-cli.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+fails=0
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+bad() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
+check() { # description, then a command that must succeed
+	local d=$1; shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+# run: sets rc, out, err
+run() {
+	"$@" >"$work/out" 2>"$work/err"
+	rc=$?
+	out=$(cat "$work/out")
+	err=$(cat "$work/err")
+}
+
+mkdir -p "$work/etc" "$work/run" "$work/bad"
+cat >"$work/etc/vendor.yaml" <<'EOF'
+cdiVersion: "0.5.0"
+kind: vendor.com/device
+containerEdits:
+  env: [VENDOR_SPEC=1]
+devices:
+  - name: "0"
+    containerEdits:
+      env: [DEV=0]
+      deviceNodes:
+        - path: /dev/vendor0
+          hostPath: /dev/null
+  - name: b
+    containerEdits:
+      env: [DEV=b]
+      mounts:
+        - {hostPath: /tmp, containerPath: /mnt/b, options: [rbind, ro]}
+EOF
+cat >"$work/run/nvidia.json" <<'EOF'
+{"cdiVersion":"0.5.0","kind":"nvidia.com/gpu","devices":[
+ {"name":"0","containerEdits":{"env":["GPU0=1"]}},
+ {"name":"1","containerEdits":{"env":["GPU1=1"]}},
+ {"name":"all","containerEdits":{"env":["GPUALL=1"]}}]}
+EOF
+cat >"$work/bad/broken.yaml" <<'EOF'
+cdiVersion: "0.3.0"
+kind: vendor.com/device
+devices:
+  - name: x
+    containerEdits:
+      env: ["NOEQUALS"]
+EOF
+# A config as runc spec writes it: tab-indented, no trailing newline.
+printf '{\n\t"ociVersion": "1.0.2-dev",\n\t"process": {\n\t\t"user": {\n\t\t\t"uid": 0,\n\t\t\t"gid": 0\n\t\t},\n\t\t"args": [\n\t\t\t"sh"\n\t\t],\n\t\t"env": [\n\t\t\t"PATH=/bin",\n\t\t\t"NVIDIA_VISIBLE_DEVICES=1,0"\n\t\t],\n\t\t"cwd": "/"\n\t},\n\t"root": {\n\t\t"path": "rootfs"\n\t},\n\t"annotations": {\n\t\t"cdi.k8s.io/test_x": "nvidia.com/gpu=all"\n\t},\n\t"x-unknown": {\n\t\t"kept": [\n\t\t\t1,\n\t\t\t2\n\t\t]\n\t}\n}' >"$work/config.orig"
+D=(--spec-dir "$work/etc" --spec-dir "$work/run")
+
+# ---- help, version, usage errors ----
+run "$APPLY" --help
+check "--help exits 0 with the usage" [ "$rc" -eq 0 ]
+check "--help shows the three forms" grep -q -- '--validate FILE...' "$work/out"
+run "$APPLY" --version
+check "--version exits 0" [ "$rc" -eq 0 -a -n "$out" ]
+run "$APPLY" --spec-dir "$work/etc"
+check "no device: usage error 2" [ "$rc" -eq 2 ]
+check "usage error is one prefixed line plus the hint" grep -q '^cdi-apply: no device given' "$work/err"
+run "$APPLY" --bogus x
+check "unknown option: 2" [ "$rc" -eq 2 ]
+run "$APPLY" --list vendor.com/device=0
+check "--list with a device: 2" [ "$rc" -eq 2 ]
+run "$APPLY" --validate
+check "--validate without files: 2" [ "$rc" -eq 2 ]
+run "$APPLY" --validate --spec-dir "$work/etc" "$work/etc/vendor.yaml"
+check "--validate with --spec-dir: 2" [ "$rc" -eq 2 ]
+
+# ---- --list ----
+run "$APPLY" "${D[@]}" --list
+check "--list exits 0" [ "$rc" -eq 0 ]
+check "--list prints sorted qualified names" [ "$out" = "$(printf '%s\n' nvidia.com/gpu=0 nvidia.com/gpu=1 nvidia.com/gpu=all vendor.com/device=0 vendor.com/device=b)" ]
+run "$APPLY" --spec-dir "$work/bad" --spec-dir "$work/etc" --list
+check "--list with an invalid spec still exits 0" [ "$rc" -eq 0 ]
+check "--list warns about the invalid spec with file:line" grep -q "^cdi-apply: warning: $work/bad/broken.yaml:6:[0-9]*: " "$work/err"
+check "--list still lists the valid ones" [ "$out" = "$(printf '%s\n' vendor.com/device=0 vendor.com/device=b)" ]
+
+# ---- inject to stdout ----
+cp "$work/config.orig" "$work/config.json"
+run "$APPLY" "${D[@]}" --config "$work/config.json" --output - vendor.com/device=0 nvidia.com/gpu=1
+check "inject --output - exits 0" [ "$rc" -eq 0 ]
+check "nothing on stderr on success" [ -z "$err" ]
+check "env merged spec-then-device in request order" \
+	[ "$(jq -c .process.env "$work/out")" = '["PATH=/bin","NVIDIA_VISIBLE_DEVICES=1,0","VENDOR_SPEC=1","DEV=0","GPU1=1"]' ]
+check "device node from hostPath, type/major/minor from lstat" \
+	[ "$(jq -c '.linux.devices[0] | [.path,.type,.major,.minor]' "$work/out")" = '["/dev/vendor0","c",1,3]' ]
+check "cgroup allow rule" [ "$(jq -c '.linux.resources.devices[0]' "$work/out")" = '{"allow":true,"type":"c","major":1,"minor":3,"access":"rwm"}' ]
+check "unknown fields kept" [ "$(jq -c '."x-unknown"' "$work/out")" = '{"kept":[1,2]}' ]
+check "input untouched with --output -" cmp -s "$work/config.json" "$work/config.orig"
+check "tab indentation of the input kept" grep -q "$(printf '^\t"ociVersion"')" "$work/out"
+check "key order kept (ociVersion first, x-unknown before linux)" \
+	[ "$(jq -r 'keys_unsorted | join(",")' "$work/out")" = "ociVersion,process,root,annotations,x-unknown,linux" ]
+
+# ---- in place, atomically ----
+cp "$work/config.orig" "$work/config.json"
+chmod 0640 "$work/config.json"
+ino_before=$(stat -c %i "$work/config.json")
+run "$APPLY" "${D[@]}" --config "$work/config.json" vendor.com/device=b
+check "in-place inject exits 0 silently" [ "$rc" -eq 0 -a -z "$out$err" ]
+check "config rewritten with the mount" [ "$(jq -c '.mounts[-1]' "$work/config.json")" = '{"destination":"/mnt/b","source":"/tmp","options":["rbind","ro"]}' ]
+check "file replaced by rename (new inode)" [ "$(stat -c %i "$work/config.json")" != "$ino_before" ]
+check "file mode kept" [ "$(stat -c %a "$work/config.json")" = 640 ]
+check "no temporary file left" [ "$(ls "$work" | grep -vc -e '^etc$' -e '^run$' -e '^bad$' -e '^config' -e '^out$' -e '^err$')" -eq 0 ]
+check "no trailing newline added (the input had none)" [ "$(tail -c 1 "$work/config.json" | od -An -c | tr -d ' ')" = "}" ]
+
+# default config is ./config.json, through a symlink the link survives
+cp "$work/config.orig" "$work/real.json"
+mkdir -p "$work/bundle"
+ln -sf "$work/real.json" "$work/bundle/config.json"
+(cd "$work/bundle" && "$APPLY" "${D[@]}" nvidia.com/gpu=0) >"$work/out" 2>"$work/err"
+rc=$?
+check "default --config ./config.json" [ "$rc" -eq 0 ]
+check "symlinked config: link kept, target rewritten" [ -L "$work/bundle/config.json" ]
+check "symlink target has the edit" grep -q 'GPU0=1' "$work/real.json"
+
+# ---- stdin ----
+run bash -c "\"$APPLY\" --spec-dir \"$work/run\" --config - nvidia.com/gpu=all <\"$work/config.orig\""
+check "--config - reads stdin and writes stdout" [ "$rc" -eq 0 ]
+check "stdin result has the edit" [ "$(jq -r '.process.env[-1]' "$work/out")" = "GPUALL=1" ]
+printf '{"process":{"env":[]}}\n' >"$work/compact.json"
+run bash -c "\"$APPLY\" --spec-dir \"$work/run\" -c - -o - nvidia.com/gpu=0 <\"$work/compact.json\""
+check "compact input stays compact with its newline" [ "$out" = '{"process":{"env":["GPU0=1"]}}' ]
+
+# ---- output to a new file, and to a device ----
+rm -f "$work/new.json"
+cp "$work/config.orig" "$work/config.json"
+chmod 0600 "$work/config.json"
+run "$APPLY" "${D[@]}" -c "$work/config.json" -o "$work/new.json" nvidia.com/gpu=0
+check "--output FILE creates it" [ "$rc" -eq 0 -a -s "$work/new.json" ]
+check "new output takes the config's mode" [ "$(stat -c %a "$work/new.json")" = 600 ]
+check "config untouched with --output FILE" cmp -s "$work/config.json" "$work/config.orig"
+run "$APPLY" "${D[@]}" -c "$work/config.json" -o /dev/null nvidia.com/gpu=0
+check "--output /dev/null works" [ "$rc" -eq 0 ]
+check "/dev/null is still a character device" [ -c /dev/null ]
+
+# ---- problems: one prefixed line each, config unchanged ----
+cp "$work/config.orig" "$work/config.json"
+run "$APPLY" "${D[@]}" -c "$work/config.json" vendor.com/device=0 vendor.com/device=nope other.com/x=y
+check "unresolvable: exit 1" [ "$rc" -eq 1 ]
+check "unresolvable: names the devices and the searched dirs" \
+	[ "$(head -1 "$work/err")" = "cdi-apply: unresolvable CDI devices vendor.com/device=nope, other.com/x=y (searched $work/etc, $work/run)" ]
+check "unresolvable: config unchanged" cmp -s "$work/config.json" "$work/config.orig"
+run "$APPLY" --spec-dir "$work/bad" -c "$work/config.json" vendor.com/device=x
+check "invalid spec behind an unresolvable device: exit 1" [ "$rc" -eq 1 ]
+check "invalid spec reported with file:line:col and field" \
+	grep -q "^cdi-apply: $work/bad/broken.yaml:6:[0-9]*: devices\[0\].containerEdits.env\[0\]: " "$work/err"
+check "every stderr line is prefixed" [ "$(grep -vc '^cdi-apply: ' "$work/err")" -eq 0 ]
+
+cat >"$work/run/gone.yaml" <<'EOF'
+cdiVersion: "0.3.0"
+kind: gone.com/dev
+devices:
+  - name: g
+    containerEdits:
+      env: [G=1]
+      deviceNodes: [{path: /dev/cdikit-test-does-not-exist}]
+EOF
+run "$APPLY" "${D[@]}" -c "$work/config.json" vendor.com/device=0 gone.com/dev=g
+check "missing host device: exit 1" [ "$rc" -eq 1 ]
+check "missing host device: file, field and path named" \
+	grep -q "^cdi-apply: $work/run/gone.yaml: devices\[0\].containerEdits.deviceNodes\[0\]: failed to stat CDI host device \"/dev/cdikit-test-does-not-exist\": No such file or directory$" "$work/err"
+check "missing host device: config unchanged (all or nothing)" cmp -s "$work/config.json" "$work/config.orig"
+rm -f "$work/run/gone.yaml"
+
+printf '{"process": {"env": [1,}\n' >"$work/broken.json"
+run "$APPLY" "${D[@]}" -c "$work/broken.json" nvidia.com/gpu=0
+check "bad config JSON: exit 1 with file:line:col" [ "$rc" -eq 1 ] && grep -q "^cdi-apply: $work/broken.json:1:[0-9]*: " "$work/err"
+check "bad config JSON: left alone" [ "$(cat "$work/broken.json")" = '{"process": {"env": [1,}' ]
+printf '{"process": {"env": "PATH=/bin"}}' >"$work/wrongtype.json"
+run "$APPLY" "${D[@]}" -c "$work/wrongtype.json" nvidia.com/gpu=0
+check "wrong OCI field type names the config and field" \
+	[ "$rc" -eq 1 -a "$err" = "cdi-apply: $work/wrongtype.json: process.env: OCI spec field is not an array" ]
+run "$APPLY" "${D[@]}" -c "$work/missing.json" nvidia.com/gpu=0
+check "missing config: exit 1" [ "$rc" -eq 1 ] && grep -q "missing.json: No such file or directory" "$work/err"
+
+# ---- --validate ----
+run "$APPLY" --validate "$work/etc/vendor.yaml" "$work/run/nvidia.json"
+check "--validate valid files: exit 0, silent" [ "$rc" -eq 0 -a -z "$out$err" ]
+run "$APPLY" --validate "$work/etc/vendor.yaml" "$work/bad/broken.yaml"
+check "--validate with a bad file: exit 1" [ "$rc" -eq 1 ]
+check "--validate: one line naming file:line:col" \
+	[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "^cdi-apply: $work/bad/broken.yaml:6:" "$work/err"
+run bash -c "\"$APPLY\" --validate - <\"$work/etc/vendor.yaml\""
+check "--validate - reads stdin" [ "$rc" -eq 0 ]
+run "$APPLY" --validate "$work/nonexistent.yaml"
+check "--validate missing file: exit 1" [ "$rc" -eq 1 -a -n "$err" ]
+mkdir -p "$work/strict"
+cat >"$work/strict/rel.yaml" <<'EOF'
+cdiVersion: "0.3.0"
+kind: vendor.com/rel
+devices:
+  - name: r
+    containerEdits:
+      mounts: [{hostPath: /h, containerPath: relative/path}]
+EOF
+run "$APPLY" --validate "$work/strict/rel.yaml"
+check "relative path accepted by default (as the reference)" [ "$rc" -eq 0 ]
+run "$APPLY" --strict --validate "$work/strict/rel.yaml"
+check "--strict rejects it" [ "$rc" -eq 1 ]
+run "$APPLY" --spec-dir "$work/strict" --strict -c "$work/config.json" -o - vendor.com/rel=r
+check "--strict applies to injection too" [ "$rc" -eq 1 ]
+
+# ---- devices from the config ----
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - --from-env
+check "--from-env: NVIDIA_VISIBLE_DEVICES=1,0 as nvidia.com/gpu=1, =0" \
+	[ "$rc" -eq 0 -a "$(jq -c '.process.env[2:]' "$work/out")" = '["GPU1=1","GPU0=1"]' ]
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - --from-annotations
+check "--from-annotations: cdi.k8s.io/ keys" [ "$rc" -eq 0 -a "$(jq -c '.process.env[2:]' "$work/out")" = '["GPUALL=1"]' ]
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - --from-annotations --from-env
+check "annotations take precedence over the env var" [ "$rc" -eq 0 -a "$(jq -c '.process.env[2:]' "$work/out")" = '["GPUALL=1"]' ]
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - --from-env nvidia.com/gpu=0 vendor.com/device=b
+check "explicit devices first, env devices not repeated" \
+	[ "$rc" -eq 0 -a "$(jq -c '.process.env[2:]' "$work/out")" = '["GPU0=1","VENDOR_SPEC=1","DEV=b","GPU1=1"]' ]
+
+printf '{"process":{"env":["NVIDIA_VISIBLE_DEVICES=void"]}}' >"$work/void.json"
+cp "$work/void.json" "$work/void.orig"
+run "$APPLY" "${D[@]}" -c "$work/void.json" --from-env
+check "nothing requested: exit 0, config not rewritten" [ "$rc" -eq 0 ] && cmp -s "$work/void.json" "$work/void.orig"
+printf '{"annotations":{"cdi.k8s.io/x":"not-qualified"}}' >"$work/badann.json"
+run "$APPLY" "${D[@]}" -c "$work/badann.json" -o - --from-annotations
+check "bad annotation: exit 1, named" [ "$rc" -eq 1 ] && grep -q 'invalid CDI device name "not-qualified"' "$work/err"
+
+echo "1..$n"
+[ "$fails" -eq 0 ]
