@@ -22,9 +22,14 @@
 #include "macro.h"
 #include "problem.h"
 
+#define HEAD_SIZE 4096
+
 struct reader {
 	int fd;
 	uint64_t size;
+	/* The file's first page, read once: the ELF and program headers, often the strings too. */
+	char head[HEAD_SIZE];
+	size_t head_len;
 	const char *path;
 	bool swap;
 	bool is64;
@@ -51,6 +56,10 @@ static int read_at(const struct reader *r, uint64_t off, size_t len, void *buf, 
 
 	if (off > r->size || len > r->size - off)
 		return cdi_fail(r->err, -EINVAL, "%s: %s (%zu bytes at offset %llu) is outside the %llu-byte file", r->path, what, len, (unsigned long long)off, (unsigned long long)r->size);
+	if (off <= r->head_len && len <= r->head_len - off) {
+		memcpy(buf, r->head + off, len);
+		return 0;
+	}
 	while (got < len) {
 		ssize_t n = pread(r->fd, (char *)buf + got, len - got, (off_t)(off + got));
 
@@ -217,12 +226,15 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 	return 0;
 }
 
-/* A NUL-terminated string at idx of the string table, at most ELF_MAX_STRING bytes. */
+/*
+ * A NUL-terminated string at idx of the string table, at most ELF_MAX_STRING
+ * bytes. Names are short: a first small read usually holds the whole string.
+ */
 static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64_t idx,
 		       const char *what, char **ret)
 {
 	char buf[ELF_MAX_STRING];
-	size_t len;
+	size_t len, first;
 	char *nul;
 	int e;
 
@@ -233,10 +245,17 @@ static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64
 	len = loc->str_size - idx < sizeof(buf) ? (size_t)(loc->str_size - idx) : sizeof(buf);
 	if (len > r->size - loc->str_off - idx)
 		len = (size_t)(r->size - loc->str_off - idx);
-	e = read_at(r, loc->str_off + idx, len, buf, what);
+	first = len < 128 ? len : 128;
+	e = read_at(r, loc->str_off + idx, first, buf, what);
 	if (e < 0)
 		return e;
-	nul = memchr(buf, '\0', len);
+	nul = memchr(buf, '\0', first);
+	if (!nul && len > first) {
+		e = read_at(r, loc->str_off + idx + first, len - first, buf + first, what);
+		if (e < 0)
+			return e;
+		nul = memchr(buf + first, '\0', len - first);
+	}
 	if (!nul)
 		return cdi_fail(r->err, -EINVAL, "%s: %s at string offset %llu is not terminated within %zu bytes", r->path, what, (unsigned long long)idx, len);
 	*ret = strdup(buf);
@@ -246,7 +265,7 @@ static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64
 }
 
 static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struct load_seg *loads,
-			size_t n_loads, struct elf_info *info)
+			size_t n_loads, unsigned flags, struct elf_info *info)
 {
 	_cleanup_free_ char *dyn = NULL;
 	_cleanup_free_ uint64_t *needed = NULL;
@@ -260,9 +279,13 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 	if (n > ELF_MAX_DYNAMIC)
 		return cdi_fail(r->err, -EINVAL, "%s: dynamic section of %llu entries, more than the limit of %u", r->path, (unsigned long long)n, ELF_MAX_DYNAMIC);
 	dyn = malloc(n * entsize + 1);
-	needed = calloc(ELF_MAX_NEEDED, sizeof(*needed));
-	if (!dyn || !needed)
+	if (!dyn)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
+	if (flags & ELF_READ_NEEDED) {
+		needed = malloc(ELF_MAX_NEEDED * sizeof(*needed));
+		if (!needed)
+			return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
+	}
 	e = read_at(r, loc->dyn_off, n * entsize, dyn, "dynamic section");
 	if (e < 0)
 		return e;
@@ -293,6 +316,8 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 			has_soname = true;
 			break;
 		case DT_NEEDED:
+			if (!(flags & ELF_READ_NEEDED))
+				break;
 			if (n_needed >= ELF_MAX_NEEDED)
 				return cdi_fail(r->err, -EINVAL, "%s: more than %u DT_NEEDED entries", r->path, ELF_MAX_NEEDED);
 			needed[n_needed++] = val;
@@ -362,7 +387,8 @@ void elf_info_clear(struct elf_info *info)
 	*info = (struct elf_info){ 0 };
 }
 
-int elf_read_fd(int fd, const char *path, struct elf_info *ret, struct cdi_error *err)
+int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
+		struct cdi_error *err)
 {
 	struct reader r = { .fd = fd, .path = path ? path : "ELF file", .err = err };
 	struct elf_info info = { 0 };
@@ -385,6 +411,10 @@ int elf_read_fd(int fd, const char *path, struct elf_info *ret, struct cdi_error
 
 	if (r.size < EI_NIDENT)
 		return cdi_fail(err, -EINVAL, "%s: not an ELF file (%llu bytes)", r.path, (unsigned long long)r.size);
+	e = read_at(&r, 0, r.size < HEAD_SIZE ? (size_t)r.size : HEAD_SIZE, r.head, "ELF headers");
+	if (e < 0)
+		return e;
+	r.head_len = r.size < HEAD_SIZE ? (size_t)r.size : HEAD_SIZE;
 	e = read_at(&r, 0, EI_NIDENT, ident, "ELF identification");
 	if (e < 0)
 		return e;
@@ -439,7 +469,7 @@ int elf_read_fd(int fd, const char *path, struct elf_info *ret, struct cdi_error
 	else if (e == 0)
 		e = locate_by_sections(&r, shoff, shnum, shentsize, &loc);
 	if (e == 1)
-		e = read_dynamic(&r, &loc, loads, n_loads, &info);
+		e = read_dynamic(&r, &loc, loads, n_loads, flags, &info);
 	if (e < 0) {
 		elf_info_clear(&info);
 		return e;
@@ -448,7 +478,7 @@ int elf_read_fd(int fd, const char *path, struct elf_info *ret, struct cdi_error
 	return 0;
 }
 
-int elf_read_file(const char *path, struct elf_info *ret, struct cdi_error *err)
+int elf_read_file(const char *path, unsigned flags, struct elf_info *ret, struct cdi_error *err)
 {
 	_cleanup_close_ int fd = -1;
 
@@ -458,5 +488,5 @@ int elf_read_file(const char *path, struct elf_info *ret, struct cdi_error *err)
 
 		return cdi_fail(err, e, "%s: cannot open: %s", path, strerror(-e));
 	}
-	return elf_read_fd(fd, path, ret, err);
+	return elf_read_fd(fd, path, flags, ret, err);
 }

@@ -25,14 +25,18 @@ struct elf_info {
 	size_t n_needed;
 };
 
+/* flags: DT_NEEDED names are read only when asked for (each is a read). */
+#define ELF_READ_NEEDED 1u
+
 /*
  * Read the header and the dynamic section (through PT_DYNAMIC and the
  * PT_LOAD that maps its string table, or else SHT_DYNAMIC and its sh_link
  * string table). Anything that points outside the file is an -EINVAL
  * problem naming path. Both byte orders are understood.
  */
-int elf_read_fd(int fd, const char *path, struct elf_info *ret, struct cdi_error *err);
-int elf_read_file(const char *path, struct elf_info *ret, struct cdi_error *err);
+int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
+		struct cdi_error *err);
+int elf_read_file(const char *path, unsigned flags, struct elf_info *ret, struct cdi_error *err);
 
 void elf_info_clear(struct elf_info *info);
 

@@ -113,7 +113,7 @@ Test(elf, sixty_four_bit)
 	struct elf_info info;
 	char *p = path_of("lib64.so");
 
-	cr_assert_eq(elf_read_file(p, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(info.elf_class, ELFCLASS64);
 	cr_assert_eq(info.data, ELFDATA2LSB);
 	cr_assert_eq(info.machine, EM_X86_64);
@@ -132,12 +132,27 @@ Test(elf, thirty_two_bit)
 	struct elf_info info;
 	char *p = path_of("lib32.so");
 
-	cr_assert_eq(elf_read_file(p, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(info.elf_class, ELFCLASS32);
 	cr_assert_eq(info.machine, EM_386);
 	cr_assert_str_eq(info.soname, "libthirty.so.2");
 	cr_assert_eq(info.n_needed, 1);
 	cr_assert_str_eq(info.needed[0], "libdep32.so.1");
+	elf_info_clear(&info);
+	free(p);
+}
+
+/* Without ELF_READ_NEEDED the names are not read (nor their count kept). */
+Test(elf, soname_only)
+{
+	struct cdi_error err = { 0 };
+	struct elf_info info;
+	char *p = path_of("lib64.so");
+
+	cr_assert_eq(elf_read_file(p, 0, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_str_eq(info.soname, "libsixty.so.4");
+	cr_assert_eq(info.n_needed, 0);
+	cr_assert_eq(info.needed, NULL);
 	elf_info_clear(&info);
 	free(p);
 }
@@ -148,7 +163,7 @@ Test(elf, no_soname)
 	struct elf_info info;
 	char *p = path_of("nosoname.so");
 
-	cr_assert_eq(elf_read_file(p, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(info.soname, NULL);
 	cr_assert_eq(info.n_needed, 0);
 	elf_info_clear(&info);
@@ -172,7 +187,7 @@ Test(elf, section_fallback)
 		/* e_phnum: offset 56 in Elf64_Ehdr, 44 in Elf32_Ehdr */
 		memcpy(data + (n == 0 ? offsetof(Elf64_Ehdr, e_phnum) : offsetof(Elf32_Ehdr, e_phnum)), &zero, 2);
 		fd = memfile(data, size);
-		cr_assert_eq(elf_read_fd(fd, names[n], &info, &err), 0, "%s", cdi_error_message(&err));
+		cr_assert_eq(elf_read_fd(fd, names[n], ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
 		cr_assert_str_eq(info.soname, n == 0 ? "libsixty.so.4" : "libthirty.so.2");
 		cr_assert_geq(info.n_needed, 1);
 		elf_info_clear(&info);
@@ -194,12 +209,12 @@ static void truncate_everywhere(const char *name)
 	size_t size, failed = 0;
 	char *data = slurp(p, &size);
 
-	cr_assert_eq(elf_read_file(p, &full, &err), 0);
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &full, &err), 0);
 	for (size_t len = 0; len < size; len++) {
 		struct elf_info info;
 		int fd = memfile(data, len);
 
-		if (elf_read_fd(fd, name, &info, &err) == 0) {
+		if (elf_read_fd(fd, name, ELF_READ_NEEDED, &info, &err) == 0) {
 			cr_assert_eq(info.elf_class, full.elf_class);
 			cr_assert_eq(info.machine, full.machine);
 			cr_assert_str_eq(info.soname ? info.soname : "", full.soname ? full.soname : "", "truncated to %zu", len);
@@ -253,7 +268,7 @@ Test(elf, corrupt_bytes)
 				copy[at] = (char)rand_r(&seed);
 			}
 			fd = memfile(copy, size);
-			if (elf_read_fd(fd, names[n], &info, &err) == 0)
+			if (elf_read_fd(fd, names[n], ELF_READ_NEEDED, &info, &err) == 0)
 				elf_info_clear(&info);
 			else
 				cr_assert_gt(err.n_problems, 0);
@@ -274,7 +289,7 @@ Test(elf, not_elf)
 	int fd;
 
 	fd = memfile("#!/bin/sh\necho not a library\n", 29);
-	cr_assert_eq(elf_read_fd(fd, "script", &info, &err), -EINVAL);
+	cr_assert_eq(elf_read_fd(fd, "script", ELF_READ_NEEDED, &info, &err), -EINVAL);
 	cr_assert(strstr(cdi_error_message(&err), "not an ELF file"));
 	cdi_error_reset(&err);
 	close(fd);
@@ -283,16 +298,16 @@ Test(elf, not_elf)
 	hdr[EI_CLASS] = 7;
 	hdr[EI_DATA] = ELFDATA2LSB;
 	fd = memfile(hdr, sizeof(hdr));
-	cr_assert_eq(elf_read_fd(fd, "class7", &info, &err), -EINVAL);
+	cr_assert_eq(elf_read_fd(fd, "class7", ELF_READ_NEEDED, &info, &err), -EINVAL);
 	cr_assert(strstr(cdi_error_message(&err), "class"));
 	cdi_error_reset(&err);
 	close(fd);
 
-	cr_assert_lt(elf_read_file(tmp, &info, &err), 0);
+	cr_assert_lt(elf_read_file(tmp, ELF_READ_NEEDED, &info, &err), 0);
 	cr_assert(strstr(cdi_error_message(&err), "not a regular file"));
 	cdi_error_reset(&err);
 
-	cr_assert_eq(elf_read_file("/nonexistent/lib.so", &info, &err), -ENOENT);
+	cr_assert_eq(elf_read_file("/nonexistent/lib.so", ELF_READ_NEEDED, &info, &err), -ENOENT);
 	cdi_error_reset(&err);
 }
 
@@ -322,7 +337,7 @@ Test(elf, hostile_headers)
 		memcpy(copy, data, size);
 		memcpy(copy + cases[i].off, &cases[i].value, (size_t)cases[i].width);
 		fd = memfile(copy, size);
-		cr_assert_lt(elf_read_fd(fd, "hostile", &info, &err), 0, "case %zu accepted", i);
+		cr_assert_lt(elf_read_fd(fd, "hostile", ELF_READ_NEEDED, &info, &err), 0, "case %zu accepted", i);
 		cr_assert(strstr(cdi_error_message(&err), "hostile"));
 		cdi_error_reset(&err);
 		close(fd);
