@@ -99,7 +99,7 @@ containerEdits:
   deviceNodes:
     - {path: /dev/cdikit-ctl, hostPath: /dev/null, fileMode: 0666}
   hooks:
-    - {hookName: createContainer, path: /bin/true, args: [true, spec-level]}
+    - {hookName: createContainer, path: /bin/true, args: ["true", spec-level]}
   mounts:
     - {hostPath: $tmp/libdir/libcdikit-fake.so.1, containerPath: /usr/lib/cdikit/libcdikit-fake.so.1, options: [ro, nosuid, nodev, bind]}
 devices:
@@ -112,7 +112,7 @@ devices:
       mounts:
         - {hostPath: $tmp/data.txt, containerPath: /cdikit/data.txt, options: [ro, bind]}
       hooks:
-        - {hookName: poststop, path: /bin/true, args: [true, dev0], env: [X=1], timeout: 5}
+        - {hookName: poststop, path: /bin/true, args: ["true", dev0], env: [X=1], timeout: 5}
   - name: dev1
     containerEdits:
       env: [CDIKIT_DEV=dev1, CDIKIT_DEV1=yes]
