@@ -488,6 +488,7 @@ static int write_output(const struct args *a, const json_t *spec, const char *bu
 	_cleanup_free_ char *old = NULL;
 	struct cdi_error e = { 0 };
 	size_t old_len = 0;
+	struct stat st;
 	int r;
 
 	if (strcmp(a->output, "-") == 0) {
@@ -496,6 +497,16 @@ static int write_output(const struct args *a, const json_t *spec, const char *bu
 			return EXIT_FAILURE;
 		}
 		return EXIT_SUCCESS;
+	}
+	/*
+	 * The file is replaced by rename(): whatever sits at that path goes. Only a
+	 * regular file may be replaced; "--output /dev/null" or "/dev/stdout" would
+	 * otherwise replace the device node or the symlink itself.
+	 */
+	if (lstat(a->output, &st) == 0 && !S_ISREG(st.st_mode)) {
+		fprintf(stderr, PROG ": %s: exists and is not a regular file; refusing to replace it (use --output - for stdout)\n",
+			a->output);
+		return EXIT_FAILURE;
 	}
 	r = cdi_read_file(a->output, CDI_SPEC_MAX_BYTES, &old, &old_len);
 	if (r < 0 && r != -ENOENT && !(r == -EFBIG && !a->check)) {

@@ -210,6 +210,13 @@ grep -q 'major: 508' "$tmp/numbers.yaml" || die "--with-device-numbers: no uvm m
 "$G" --root "$tmp/dgx-mig" --output - --device-id 99 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--device-id 99: exit status"
 grep -q '^cdi-generate: --device-id: 99: no such GPU or MIG device$' "$tmp/err" || die "--device-id 99: $(cat "$tmp/err")"
+# Never replace what is not a regular file (rename would swap out a device node or symlink).
+mknod "$tmp/fake-null" c 1 3 && ln -s "$tmp/single.yaml" "$tmp/link.yaml" || die "mknod/ln"
+for target in "$tmp/fake-null" "$tmp/link.yaml"; do
+	"$G" --root "$tmp/single" --output "$target" 2>"$tmp/err" && die "--output $target accepted"
+	grep -q 'not a regular file' "$tmp/err" || die "--output $target: $(cat "$tmp/err")"
+done
+[ -c "$tmp/fake-null" ] && [ -L "$tmp/link.yaml" ] || die "a non-regular --output was replaced"
 "$G" --bogus >/dev/null 2>&1
 [ $? -eq 2 ] || die "usage error: exit status not 2"
 "$G" --mode nvml --root "$tmp/no-nvml" --output - >/dev/null 2>"$tmp/err"
