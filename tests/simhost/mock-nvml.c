@@ -97,6 +97,7 @@ struct mock_gpu {
 	unsigned brand, arch;
 	enum mig_support mig;
 	size_t first_mig, n_migs; /* range in mock.migs, in slot order */
+	size_t first_gi, n_gis;   /* range in mock.gis */
 };
 
 struct mock_mig {
@@ -178,6 +179,7 @@ struct parser {
 	int cc_major, cc_minor;
 	unsigned brand, arch;
 	size_t cap_gpus, cap_migs, cap_gis;
+	bool minor_used[256];
 };
 
 static nvmlReturn_t parse_error(const struct parser *p, const char *what, const char *arg)
@@ -255,6 +257,7 @@ static nvmlReturn_t parse_gpu(struct parser *p, char *args)
 		.arch = p->arch,
 		.mig = MIG_UNSUPPORTED,
 		.first_mig = mock.n_migs,
+		.first_gi = mock.n_gis,
 	};
 	memcpy(gpu->name, p->name, sizeof(gpu->name));
 
@@ -303,17 +306,20 @@ static nvmlReturn_t parse_gpu(struct parser *p, char *args)
 	}
 	if (!have_minor || !have_pci || !have_uuid)
 		return parse_error(p, "gpu needs minor=, pci= and uuid=", NULL);
-	for (size_t i = 0; i < mock.n_gpus; i++)
-		if (mock.gpus[i].minor == gpu->minor || !strcasecmp(mock.gpus[i].uuid, gpu->uuid))
-			return parse_error(p, "duplicate minor or uuid", gpu->uuid);
+	if (p->minor_used[gpu->minor])
+		return parse_error(p, "duplicate minor", NULL);
+	p->minor_used[gpu->minor] = true;
 	mock.n_gpus++;
 	return NVML_SUCCESS;
 }
 
+/* Lookups stay within one GPU's entries, so a 64-GPU topology costs linear time. */
 static size_t find_gi(unsigned gpu, unsigned id)
 {
-	for (size_t i = 0; i < mock.n_gis; i++)
-		if (mock.gis[i].handle.gpu == gpu && mock.gis[i].handle.id == id)
+	const struct mock_gpu *g = &mock.gpus[gpu];
+
+	for (size_t i = g->first_gi; i < g->first_gi + g->n_gis; i++)
+		if (mock.gis[i].handle.id == id)
 			return i;
 	return SIZE_MAX;
 }
@@ -396,6 +402,7 @@ static nvmlReturn_t parse_mig(struct parser *p, char *args)
 		if (!mock.gis)
 			return NVML_ERROR_UNKNOWN;
 		gi_idx = mock.n_gis++;
+		gpu->n_gis++;
 		mock.gis[gi_idx].handle = (struct nvmlGpuInstance_st){
 			.gpu = gpu_index, .id = gi, .profile = gi_profile, .start = gi_start
 		};
@@ -408,9 +415,6 @@ static nvmlReturn_t parse_mig(struct parser *p, char *args)
 		if (mock.migs[i].gi == gi_idx && mock.migs[i].ci == mig->ci)
 			return parse_error(p, "duplicate gi/ci", NULL);
 	}
-	for (size_t i = 0; i < mock.n_migs; i++)
-		if (!strcasecmp(mock.migs[i].uuid, mig->uuid))
-			return parse_error(p, "duplicate MIG uuid", mig->uuid);
 	gpu->n_migs++;
 	mock.n_migs++;
 	return NVML_SUCCESS;
@@ -496,9 +500,37 @@ static nvmlReturn_t parse_line(struct parser *p, char *line)
 	return parse_error(p, "unknown key", key);
 }
 
-/* Every populated MIG slot must be below max-mig; a MIG GPU needs a MIG mode. */
+static int uuid_cmp(const void *a, const void *b)
+{
+	return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Every populated MIG slot must be below max-mig; a MIG GPU needs a MIG mode;
+ * UUIDs are unique (sorted once: O(n log n) for big topologies).
+ */
 static nvmlReturn_t check_config(struct parser *p)
 {
+	const char **uuids;
+	size_t n = 0;
+
+	uuids = malloc((mock.n_gpus + mock.n_migs + 1) * sizeof(*uuids));
+	if (!uuids)
+		return NVML_ERROR_UNKNOWN;
+	for (size_t i = 0; i < mock.n_gpus; i++)
+		uuids[n++] = mock.gpus[i].uuid;
+	for (size_t i = 0; i < mock.n_migs; i++)
+		uuids[n++] = mock.migs[i].uuid;
+	qsort(uuids, n, sizeof(*uuids), uuid_cmp);
+	for (size_t i = 1; i < n; i++) {
+		if (!strcasecmp(uuids[i - 1], uuids[i])) {
+			nvmlReturn_t r = parse_error(p, "duplicate uuid", uuids[i]);
+
+			free(uuids);
+			return r;
+		}
+	}
+	free(uuids);
 	for (size_t i = 0; i < mock.n_gpus; i++) {
 		const struct mock_gpu *gpu = &mock.gpus[i];
 
@@ -1228,10 +1260,10 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned in
 		return NVML_ERROR_NOT_SUPPORTED;
 	if (!gi_profiles[profileId].valid)
 		return NVML_ERROR_NOT_SUPPORTED;
-	for (size_t i = 0; i < mock.n_gis; i++) {
+	for (size_t i = gpu->first_gi; i < gpu->first_gi + gpu->n_gis; i++) {
 		struct nvmlGpuInstance_st *gi = &mock.gis[i].handle;
 
-		if (gi->gpu == gpu->handle.gpu && gi->profile == profileId)
+		if (gi->profile == profileId)
 			gpuInstances[n++] = gi;
 	}
 	*count = n;
@@ -1313,6 +1345,7 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuIn
 							 nvmlComputeInstance_t *computeInstances,
 							 unsigned int *count)
 {
+	const struct mock_gpu *parent;
 	struct mock_gi *gi;
 	unsigned n = 0;
 
@@ -1320,7 +1353,8 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstances(nvmlGpuInstance_t gpuIn
 	gi = as_gi(gpuInstance);
 	if (!gi || !computeInstances || !count || profileId >= NVML_COMPUTE_INSTANCE_PROFILE_COUNT)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	for (size_t i = 0; i < mock.n_migs; i++) {
+	parent = &mock.gpus[gi->handle.gpu];
+	for (size_t i = parent->first_mig; i < parent->first_mig + parent->n_migs; i++) {
 		struct mock_mig *mig = &mock.migs[i];
 
 		if (&mock.gis[mig->gi] == gi && mig->ci_profile == profileId)
@@ -1334,13 +1368,15 @@ MOCK_API nvmlReturn_t nvmlGpuInstanceGetComputeInstanceById(nvmlGpuInstance_t gp
 							    unsigned int id,
 							    nvmlComputeInstance_t *computeInstance)
 {
+	const struct mock_gpu *parent;
 	struct mock_gi *gi;
 
 	CHECK_INIT();
 	gi = as_gi(gpuInstance);
 	if (!gi || !computeInstance)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	for (size_t i = 0; i < mock.n_migs; i++) {
+	parent = &mock.gpus[gi->handle.gpu];
+	for (size_t i = parent->first_mig; i < parent->first_mig + parent->n_migs; i++) {
 		struct mock_mig *mig = &mock.migs[i];
 
 		if (&mock.gis[mig->gi] == gi && mig->ci == id) {
