@@ -61,13 +61,14 @@ enum vtype {
 	V_BOOL,
 	V_OBJECT, /* a CDI object, described by .kind */
 	V_ARRAY,  /* of .elem */
-	V_MAP,    /* string -> string */
+	V_MAP,	  /* string -> string */
 };
 
 struct kind;
 
 struct field {
 	const char *name;
+	size_t name_len;
 	enum vtype type;
 	enum vtype elem;
 	const struct kind *kind;
@@ -79,23 +80,31 @@ struct kind {
 	size_t n_fields;
 };
 
+/* clang-format off */
 #define KIND(f) { .fields = (f), .n_fields = ELEMENTSOF(f) }
 
 /* Field constructors: a string, an integer, ..., an array of strings, an array of objects. */
-#define STRING(n) { .name = (n), .type = V_STRING }
-#define INT64(n) { .name = (n), .type = V_INT64 }
-#define UINT32(n) { .name = (n), .type = V_UINT32 }
-#define BOOL(n) { .name = (n), .type = V_BOOL }
-#define MAP(n) { .name = (n), .type = V_MAP }
-#define OBJECT(n, k) { .name = (n), .type = V_OBJECT, .kind = (k) }
-#define ARRAY(n, e) { .name = (n), .type = V_ARRAY, .elem = (e) }
-#define OBJECTS(n, k) { .name = (n), .type = V_ARRAY, .elem = V_OBJECT, .kind = (k) }
-#define REQUIRED(n, t) { .name = (n), .type = (t), .required = true }
+#define FIELD(n, ...) { .name = (n), .name_len = sizeof(n) - 1, __VA_ARGS__ }
+#define STRING(n) FIELD(n, .type = V_STRING)
+#define INT64(n) FIELD(n, .type = V_INT64)
+#define UINT32(n) FIELD(n, .type = V_UINT32)
+#define BOOL(n) FIELD(n, .type = V_BOOL)
+#define MAP(n) FIELD(n, .type = V_MAP)
+#define OBJECT(n, k) FIELD(n, .type = V_OBJECT, .kind = (k))
+#define ARRAY(n, e) FIELD(n, .type = V_ARRAY, .elem = (e))
+#define OBJECTS(n, k) FIELD(n, .type = V_ARRAY, .elem = V_OBJECT, .kind = (k))
+#define REQUIRED(n, t) FIELD(n, .type = (t), .required = true)
 
 static const struct field device_node_fields[] = {
-	REQUIRED("path", V_STRING), STRING("hostPath"), STRING("type"),
-	INT64("major"),		    INT64("minor"),	UINT32("fileMode"),
-	STRING("permissions"),	    UINT32("uid"),	UINT32("gid"),
+	REQUIRED("path", V_STRING),
+	STRING("hostPath"),
+	STRING("type"),
+	INT64("major"),
+	INT64("minor"),
+	UINT32("fileMode"),
+	STRING("permissions"),
+	UINT32("uid"),
+	UINT32("gid"),
 };
 static const struct kind device_node_kind = KIND(device_node_fields);
 
@@ -109,15 +118,21 @@ static const struct kind mount_kind = KIND(mount_fields);
 
 /* timeout is a Go int: int64 here; SPEC.md's "> 0" is a strict rule. */
 static const struct field hook_fields[] = {
-	REQUIRED("hookName", V_STRING), REQUIRED("path", V_STRING), ARRAY("args", V_STRING),
-	ARRAY("env", V_STRING),		INT64("timeout"),
+	REQUIRED("hookName", V_STRING),
+	REQUIRED("path", V_STRING),
+	ARRAY("args", V_STRING),
+	ARRAY("env", V_STRING),
+	INT64("timeout"),
 };
 static const struct kind hook_kind = KIND(hook_fields);
 
 /* enableCMT and enableMBM were dropped in 1.1.0: unknown fields now. */
 static const struct field intel_rdt_fields[] = {
-	STRING("closID"),	    STRING("l3CacheSchema"), STRING("memBwSchema"),
-	ARRAY("schemata", V_STRING), BOOL("enableMonitoring"),
+	STRING("closID"),
+	STRING("l3CacheSchema"),
+	STRING("memBwSchema"),
+	ARRAY("schemata", V_STRING),
+	BOOL("enableMonitoring"),
 };
 static const struct kind intel_rdt_kind = KIND(intel_rdt_fields);
 
@@ -151,15 +166,33 @@ static const struct field spec_fields[] = {
 	REQUIRED("cdiVersion", V_STRING),
 	REQUIRED("kind", V_STRING),
 	MAP("annotations"),
-	{ .name = "devices", .type = V_ARRAY, .elem = V_OBJECT, .kind = &device_kind, .required = true },
+	FIELD("devices", .type = V_ARRAY, .elem = V_OBJECT, .kind = &device_kind, .required = true),
 	OBJECT("containerEdits", &edits_kind),
 };
 static const struct kind spec_kind = KIND(spec_fields);
+/* clang-format on */
 
 struct loc {
 	unsigned line;
 	unsigned column;
 };
+
+/*
+ * A field path, built on the stack as the walk descends and rendered only when a problem is
+ * reported. NULL is the top of the spec.
+ */
+struct path {
+	const struct path *up;
+	const char *key;     /* a field name, or */
+	const char *map_key; /* a map key (annotations), or else */
+	size_t map_key_len;
+	size_t index; /* an array index */
+};
+
+#define AT(up_, key_) (&(const struct path){.up = (up_), .key = (key_)})
+#define INDEX(up_, i_) (&(const struct path){.up = (up_), .index = (i_)})
+#define MAP_KEY(up_, k_, len_)                                                                     \
+	(&(const struct path){.up = (up_), .map_key = (k_), .map_key_len = (len_)})
 
 struct check {
 	const char *file;
@@ -194,30 +227,6 @@ static struct loc loc_of(const struct check *c, const json_t *node, struct loc p
 	return l;
 }
 
-_printf_(4, 5) static void problem(struct check *c, struct loc loc, const char *path,
-				   const char *fmt, ...)
-{
-	va_list ap;
-
-	if (c->r == 0)
-		c->r = -EINVAL;
-	if (c->n_problems >= MAX_PROBLEMS) {
-		c->n_dropped++;
-		return;
-	}
-	c->n_problems++;
-	va_start(ap, fmt);
-	cdi_problem_addv(c->err, -EINVAL, c->file, loc.line, loc.column, path, fmt, ap);
-	va_end(ap);
-}
-
-static void oom(struct check *c)
-{
-	if (c->r != -ENOMEM)
-		cdi_problem_add(c->err, -ENOMEM, c->file, 0, 0, NULL, "out of memory");
-	c->r = -ENOMEM;
-}
-
 /* snprintf that may cut: paths and hints are bounded, a cut one is still useful. */
 _printf_(3, 4) static char *bprintf(char *buf, size_t size, const char *fmt, ...)
 {
@@ -229,14 +238,54 @@ _printf_(3, 4) static char *bprintf(char *buf, size_t size, const char *fmt, ...
 	return buf;
 }
 
-static const char *path_key(char buf[static PATH_SIZE], const char *path, const char *key)
+/* Render a path: devices[1].containerEdits.env[0], annotations["key"]. */
+static size_t render_path(const struct path *p, char *buf, size_t size)
 {
-	return bprintf(buf, PATH_SIZE, "%s%s%s", path, *path ? "." : "", key);
+	size_t n = p->up ? render_path(p->up, buf, size) : 0;
+	char q[CDI_QUOTE_MAX];
+
+	if (n >= size)
+		return n;
+	if (p->key)
+		bprintf(buf + n, size - n, "%s%s", n ? "." : "", p->key);
+	else if (p->map_key)
+		bprintf(buf + n, size - n, "[%s]",
+			cdi_quote(q, sizeof(q), p->map_key, p->map_key_len));
+	else
+		bprintf(buf + n, size - n, "[%zu]", p->index);
+	return n + strlen(buf + n);
 }
 
-static const char *path_index(char buf[static PATH_SIZE], const char *path, size_t i)
+static bool is_top_field(const struct path *p, const char *name)
 {
-	return bprintf(buf, PATH_SIZE, "%s[%zu]", path, i);
+	return p && !p->up && p->key && strcmp(p->key, name) == 0;
+}
+
+_printf_(4, 5) static void problem(struct check *c, struct loc loc, const struct path *path,
+				   const char *fmt, ...)
+{
+	char field[PATH_SIZE] = "";
+	va_list ap;
+
+	if (c->r == 0)
+		c->r = -EINVAL;
+	if (c->n_problems >= MAX_PROBLEMS) {
+		c->n_dropped++;
+		return;
+	}
+	c->n_problems++;
+	if (path)
+		render_path(path, field, sizeof(field));
+	va_start(ap, fmt);
+	cdi_problem_addv(c->err, -EINVAL, c->file, loc.line, loc.column, field, fmt, ap);
+	va_end(ap);
+}
+
+static void oom(struct check *c)
+{
+	if (c->r != -ENOMEM)
+		cdi_problem_add(c->err, -ENOMEM, c->file, 0, 0, NULL, "out of memory");
+	c->r = -ENOMEM;
 }
 
 static const char *quote_json(char buf[static CDI_QUOTE_MAX], const json_t *s)
@@ -419,10 +468,10 @@ static void as_written(char *buf, size_t size, const json_t *v)
 }
 
 /* The value a string field takes when the reference meets a number or boolean there. */
-static json_t *coerce_to_string(struct check *c, const json_t *v, const char *path)
+static json_t *coerce_to_string(struct check *c, const json_t *v, const struct path *path)
 {
 	char buf[64];
-	bool version = strcmp(path, "cdiVersion") == 0;
+	bool version = is_top_field(path, "cdiVersion");
 
 	switch (json_typeof(v)) {
 	case JSON_INTEGER:
@@ -449,24 +498,26 @@ static json_t *coerce_to_string(struct check *c, const json_t *v, const char *pa
 	return json_string(buf);
 }
 
-static void decode_object(struct check *c, json_t *obj, const struct kind *kind, const char *path,
-			  struct loc loc);
+static void decode_object(struct check *c, json_t *obj, const struct kind *kind,
+			  const struct path *path, struct loc loc);
 
 /*
  * Check one value v found at path (parent[iter] for an object member, parent[index] for an
  * array element) against type; convert it when coercing.
  */
 static void decode_value(struct check *c, json_t *parent, void *iter, size_t index, json_t *v,
-			 const struct field *f, bool element, const char *path, struct loc ploc)
+			 const struct field *f, bool element, const struct path *path,
+			 struct loc ploc)
 {
 	enum vtype type = element ? f->elem : f->type;
 	struct loc loc = loc_of(c, v, ploc);
-	char q[CDI_QUOTE_MAX], num[64], sub[PATH_SIZE];
+	char q[CDI_QUOTE_MAX], num[64];
 
-	if (json_is_null(v) && c->coerce && (type == V_STRING || type == V_INT64 || type == V_UINT32)) {
+	if (json_is_null(v) && c->coerce &&
+	    (type == V_STRING || type == V_INT64 || type == V_UINT32)) {
 		/* Only array elements and map values get here: Go leaves its zero value. */
-		replace(c, parent, iter, index, v, type == V_STRING ? json_string("") : json_integer(0),
-			loc);
+		replace(c, parent, iter, index, v,
+			type == V_STRING ? json_string("") : json_integer(0), loc);
 		return;
 	}
 
@@ -477,9 +528,10 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 		if (c->coerce && (json_is_number(v) || json_is_boolean(v))) {
 			/* Never a valid value (the version rule explains cdiVersion), but the
 			 * rules below see what the reference would have seen. */
-			if (strcmp(path, "cdiVersion") != 0) {
+			if (!is_top_field(path, "cdiVersion")) {
 				as_written(num, sizeof(num), v);
-				problem(c, loc, path, "expected a string, got the %s %s (write \"%s\" in quotes)",
+				problem(c, loc, path,
+					"expected a string, got the %s %s (write \"%s\" in quotes)",
 					json_is_boolean(v) ? "boolean" : "number", num, num);
 			}
 			replace(c, parent, iter, index, v, coerce_to_string(c, v, path), loc);
@@ -502,7 +554,8 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 			if (d < -9223372036854775808.0 || d >= 9223372036854775808.0 ||
 			    (type == V_UINT32 && (d < 0 || d > UINT32_MAX))) {
 				problem(c, loc, path, "%s is out of range for %s", num,
-					type == V_UINT32 ? "a uint32 (0 to 4294967295)" : "an int64");
+					type == V_UINT32 ? "a uint32 (0 to 4294967295)"
+							 : "an int64");
 				return;
 			}
 			replace(c, parent, iter, index, v, json_integer((json_int_t)d), loc);
@@ -513,7 +566,8 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 		n = json_integer_value(v);
 		if (type == V_UINT32 && (n < 0 || n > (json_int_t)UINT32_MAX))
 			problem(c, loc, path,
-				"%" JSON_INTEGER_FORMAT " is out of range for a uint32 (0 to 4294967295)",
+				"%" JSON_INTEGER_FORMAT
+				" is out of range for a uint32 (0 to 4294967295)",
 				n);
 		return;
 	}
@@ -534,15 +588,12 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 		if (json_is_object(v)) {
 			static const struct field map_value = STRING("");
 
-			for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it)) {
-				char key[CDI_QUOTE_MAX];
-
-				cdi_quote(key, sizeof(key), json_object_iter_key(it),
-					  json_object_iter_key_len(it));
-				bprintf(sub, sizeof(sub), "%s[%s]", path, key);
-				decode_value(c, v, it, 0, json_object_iter_value(it), &map_value, false,
-					     sub, loc);
-			}
+			for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it))
+				decode_value(c, v, it, 0, json_object_iter_value(it), &map_value,
+					     false,
+					     MAP_KEY(path, json_object_iter_key(it),
+						     json_object_iter_key_len(it)),
+					     loc);
 			return;
 		}
 		break;
@@ -552,8 +603,8 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 			size_t i;
 			json_t *e;
 
-			json_array_foreach (v, i, e)
-				decode_value(c, v, NULL, i, e, f, true, path_index(sub, path, i), loc);
+			json_array_foreach(v, i, e)
+			    decode_value(c, v, NULL, i, e, f, true, INDEX(path, i), loc);
 			return;
 		}
 		break;
@@ -569,7 +620,7 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 static const struct field *find_field(const struct kind *kind, const char *key, size_t len)
 {
 	for (size_t i = 0; i < kind->n_fields; i++)
-		if (strlen(kind->fields[i].name) == len && memcmp(kind->fields[i].name, key, len) == 0)
+		if (kind->fields[i].name_len == len && memcmp(kind->fields[i].name, key, len) == 0)
 			return &kind->fields[i];
 	return NULL;
 }
@@ -577,15 +628,16 @@ static const struct field *find_field(const struct kind *kind, const char *key, 
 static const struct field *find_field_nocase(const struct kind *kind, const char *key, size_t len)
 {
 	for (size_t i = 0; i < kind->n_fields; i++)
-		if (strlen(kind->fields[i].name) == len && strncasecmp(kind->fields[i].name, key, len) == 0)
+		if (kind->fields[i].name_len == len &&
+		    strncasecmp(kind->fields[i].name, key, len) == 0)
 			return &kind->fields[i];
 	return NULL;
 }
 
-static void decode_object(struct check *c, json_t *obj, const struct kind *kind, const char *path,
-			  struct loc loc)
+static void decode_object(struct check *c, json_t *obj, const struct kind *kind,
+			  const struct path *path, struct loc loc)
 {
-	char sub[PATH_SIZE], q[CDI_QUOTE_MAX];
+	char q[CDI_QUOTE_MAX];
 	void *it, *next;
 
 	for (it = json_object_iter(obj); it; it = next) {
@@ -610,12 +662,13 @@ static void decode_object(struct check *c, json_t *obj, const struct kind *kind,
 			json_object_deln(obj, key, len);
 			continue;
 		}
-		decode_value(c, obj, it, 0, v, f, false, path_key(sub, path, f->name), loc);
+		decode_value(c, obj, it, 0, v, f, false, AT(path, f->name), loc);
 	}
 
 	for (size_t i = 0; i < kind->n_fields; i++)
 		if (kind->fields[i].required && !json_object_get(obj, kind->fields[i].name))
-			problem(c, loc, path, "missing required field \"%s\"", kind->fields[i].name);
+			problem(c, loc, path, "missing required field \"%s\"",
+				kind->fields[i].name);
 }
 
 /* ---- rules ---- */
@@ -634,12 +687,13 @@ static bool has_nul(const json_t *s)
 
 static bool str_is(const json_t *s, const char *want)
 {
-	return json_string_length(s) == strlen(want) && memcmp(json_string_value(s), want, strlen(want)) == 0;
+	return json_string_length(s) == strlen(want) &&
+	       memcmp(json_string_value(s), want, strlen(want)) == 0;
 }
 
 /* Where an earlier node is, for "first at ...": its line when known, else its path. */
 static const char *first_at(const struct check *c, char buf[static PATH_SIZE], const json_t *node,
-			    const char *path)
+			    const struct path *path)
 {
 	unsigned line, column;
 
@@ -647,18 +701,20 @@ static const char *first_at(const struct check *c, char buf[static PATH_SIZE], c
 	    cdi_marks_find(c->marks, node, &line, &column))
 		bprintf(buf, PATH_SIZE, "line %u", line);
 	else
-		bprintf(buf, PATH_SIZE, "%s", path);
+		render_path(path, buf, PATH_SIZE);
 	return buf;
 }
 
-static void check_nonempty(struct check *c, const json_t *s, const char *path, struct loc loc)
+static void check_nonempty(struct check *c, const json_t *s, const struct path *path,
+			   struct loc loc)
 {
 	if (s && json_string_length(s) == 0)
 		problem(c, loc_of(c, s, loc), path, "must not be empty");
 }
 
 /* Strict: a path in the container or on the host must be absolute. */
-static void check_absolute(struct check *c, const json_t *s, const char *path, struct loc loc)
+static void check_absolute(struct check *c, const json_t *s, const struct path *path,
+			   struct loc loc)
 {
 	char q[CDI_QUOTE_MAX];
 
@@ -667,14 +723,15 @@ static void check_absolute(struct check *c, const json_t *s, const char *path, s
 }
 
 /* ValidateEnv: "=" at an index > 0. */
-static void check_env(struct check *c, const json_t *env, const char *path, struct loc ploc)
+static void check_env(struct check *c, const json_t *env, const struct path *path, struct loc ploc)
 {
-	char sub[PATH_SIZE], q[CDI_QUOTE_MAX];
+	char q[CDI_QUOTE_MAX];
 	struct loc loc = loc_of(c, env, ploc);
 	size_t i;
 	json_t *e;
 
-	json_array_foreach (env, i, e) {
+	json_array_foreach(env, i, e)
+	{
 		const char *eq;
 
 		if (!json_is_string(e))
@@ -682,42 +739,43 @@ static void check_env(struct check *c, const json_t *env, const char *path, stru
 		eq = memchr(json_string_value(e), '=', json_string_length(e));
 		if (eq && eq != json_string_value(e))
 			continue;
-		problem(c, loc_of(c, e, loc), path_index(sub, path, i), "%s is not NAME=VALUE%s",
+		problem(c, loc_of(c, e, loc), INDEX(path, i), "%s is not NAME=VALUE%s",
 			quote_json(q, e), eq ? " (the name is empty)" : "");
 	}
 }
 
-static void check_device_node(struct check *c, const json_t *node, const char *path,
+static void check_device_node(struct check *c, const json_t *node, const struct path *path,
 			      struct loc loc)
 {
 	json_t *p = get(node, "path", JSON_STRING), *type = get(node, "type", JSON_STRING);
 	json_t *perms = get(node, "permissions", JSON_STRING), *mode;
-	char sub[PATH_SIZE], q[CDI_QUOTE_MAX];
+	char q[CDI_QUOTE_MAX];
 
-	check_nonempty(c, p, path_key(sub, path, "path"), loc);
-	check_absolute(c, p, sub, loc);
-	check_absolute(c, get(node, "hostPath", JSON_STRING), path_key(sub, path, "hostPath"), loc);
+	check_nonempty(c, p, AT(path, "path"), loc);
+	check_absolute(c, p, AT(path, "path"), loc);
+	check_absolute(c, get(node, "hostPath", JSON_STRING), AT(path, "hostPath"), loc);
 
-	if (type && !(json_string_length(type) == 0 ||
-		      (json_string_length(type) == 1 && strchr("bcup", json_string_value(type)[0]))))
-		problem(c, loc_of(c, type, loc), path_key(sub, path, "type"),
+	if (type &&
+	    !(json_string_length(type) == 0 ||
+	      (json_string_length(type) == 1 && strchr("bcup", json_string_value(type)[0]))))
+		problem(c, loc_of(c, type, loc), AT(path, "type"),
 			"invalid device node type %s (want b, c, u or p)", quote_json(q, type));
 
 	if (strict(c)) {
-		static const char *const numbers[] = { "major", "minor" };
+		static const char *const numbers[] = {"major", "minor"};
 
 		for (size_t i = 0; i < ELEMENTSOF(numbers); i++) {
 			json_t *n = get(node, numbers[i], JSON_INTEGER);
 
 			/* -1 is the wildcard of device cgroup rules. */
 			if (n && json_integer_value(n) < 0)
-				problem(c, loc_of(c, n, loc), path_key(sub, path, numbers[i]),
+				problem(c, loc_of(c, n, loc), AT(path, numbers[i]),
 					"negative device number %" JSON_INTEGER_FORMAT,
 					json_integer_value(n));
 		}
 		mode = get(node, "fileMode", JSON_INTEGER);
 		if (mode && (json_integer_value(mode) & ~(json_int_t)07777))
-			problem(c, loc_of(c, mode, loc), path_key(sub, path, "fileMode"),
+			problem(c, loc_of(c, mode, loc), AT(path, "fileMode"),
 				"fileMode %#llo has bits beyond 07777",
 				(unsigned long long)json_integer_value(mode));
 	}
@@ -728,7 +786,7 @@ static void check_device_node(struct check *c, const json_t *node, const char *p
 
 			if (ch == 'r' || ch == 'w' || ch == 'm')
 				continue;
-			problem(c, loc_of(c, perms, loc), path_key(sub, path, "permissions"),
+			problem(c, loc_of(c, perms, loc), AT(path, "permissions"),
 				"invalid permissions %s (want r, w and m, or \"none\")",
 				quote_json(q, perms));
 			break;
@@ -736,13 +794,13 @@ static void check_device_node(struct check *c, const json_t *node, const char *p
 	}
 }
 
-static void check_hook(struct check *c, const json_t *hook, const char *path, struct loc loc)
+static void check_hook(struct check *c, const json_t *hook, const struct path *path, struct loc loc)
 {
-	static const char *const names[] = { "prestart",       "createRuntime", "createContainer",
-					     "startContainer", "poststart",	"poststop" };
+	static const char *const names[] = {"prestart",	      "createRuntime", "createContainer",
+					    "startContainer", "poststart",     "poststop"};
 	json_t *name = get(hook, "hookName", JSON_STRING), *p = get(hook, "path", JSON_STRING);
 	json_t *env = get(hook, "env", JSON_ARRAY), *timeout;
-	char sub[PATH_SIZE], q[CDI_QUOTE_MAX];
+	char q[CDI_QUOTE_MAX];
 
 	if (name) {
 		bool known = false;
@@ -750,73 +808,78 @@ static void check_hook(struct check *c, const json_t *hook, const char *path, st
 		for (size_t i = 0; i < ELEMENTSOF(names) && !known; i++)
 			known = str_is(name, names[i]);
 		if (!known)
-			problem(c, loc_of(c, name, loc), path_key(sub, path, "hookName"),
-				"invalid hook name %s (want prestart, createRuntime, createContainer, startContainer, poststart or poststop)",
-				quote_json(q, name));
+			problem(
+			    c, loc_of(c, name, loc), AT(path, "hookName"),
+			    "invalid hook name %s (want prestart, createRuntime, createContainer, startContainer, poststart or poststop)",
+			    quote_json(q, name));
 	}
-	check_nonempty(c, p, path_key(sub, path, "path"), loc);
-	check_absolute(c, p, sub, loc);
+	check_nonempty(c, p, AT(path, "path"), loc);
+	check_absolute(c, p, AT(path, "path"), loc);
 	if (env)
-		check_env(c, env, path_key(sub, path, "env"), loc);
+		check_env(c, env, AT(path, "env"), loc);
 	timeout = get(hook, "timeout", JSON_INTEGER);
 	if (strict(c) && timeout && json_integer_value(timeout) <= 0)
-		problem(c, loc_of(c, timeout, loc), path_key(sub, path, "timeout"),
-			"timeout %" JSON_INTEGER_FORMAT " is not positive", json_integer_value(timeout));
+		problem(c, loc_of(c, timeout, loc), AT(path, "timeout"),
+			"timeout %" JSON_INTEGER_FORMAT " is not positive",
+			json_integer_value(timeout));
 }
 
 /* A bind mount's hostPath is a host path; other mounts' is a source name ("tmpfs"). */
 static bool is_bind_mount(const json_t *mount)
 {
-	json_t *type = get(mount, "type", JSON_STRING), *options = get(mount, "options", JSON_ARRAY);
+	json_t *type = get(mount, "type", JSON_STRING),
+	       *options = get(mount, "options", JSON_ARRAY);
 	size_t i;
 	json_t *o;
 
 	if (type && str_is(type, "bind"))
 		return true;
-	json_array_foreach (options, i, o)
-		if (json_is_string(o) && (str_is(o, "bind") || str_is(o, "rbind")))
-			return true;
+	json_array_foreach(options, i,
+			   o) if (json_is_string(o) &&
+				  (str_is(o, "bind") || str_is(o, "rbind"))) return true;
 	return false;
 }
 
-static void check_mount(struct check *c, const json_t *mount, const char *path, struct loc loc)
+static void check_mount(struct check *c, const json_t *mount, const struct path *path,
+			struct loc loc)
 {
 	json_t *host = get(mount, "hostPath", JSON_STRING);
 	json_t *ctr = get(mount, "containerPath", JSON_STRING);
-	char sub[PATH_SIZE];
 
-	check_nonempty(c, host, path_key(sub, path, "hostPath"), loc);
+	check_nonempty(c, host, AT(path, "hostPath"), loc);
 	if (is_bind_mount(mount))
-		check_absolute(c, host, sub, loc);
-	check_nonempty(c, ctr, path_key(sub, path, "containerPath"), loc);
-	check_absolute(c, ctr, sub, loc);
+		check_absolute(c, host, AT(path, "hostPath"), loc);
+	check_nonempty(c, ctr, AT(path, "containerPath"), loc);
+	check_absolute(c, ctr, AT(path, "containerPath"), loc);
 }
 
 /* The reference: closID is "/" (the root group) or a valid file name. */
-static void check_intel_rdt(struct check *c, const json_t *rdt, const char *path, struct loc ploc)
+static void check_intel_rdt(struct check *c, const json_t *rdt, const struct path *path,
+			    struct loc ploc)
 {
 	json_t *id = get(rdt, "closID", JSON_STRING);
 	struct loc loc = loc_of(c, id, loc_of(c, rdt, ploc));
-	char sub[PATH_SIZE], q[CDI_QUOTE_MAX];
+	const struct path *sub = AT(path, "closID");
+	char q[CDI_QUOTE_MAX];
 	size_t len;
 
 	if (!id || str_is(id, "/"))
 		return;
 	len = json_string_length(id);
-	path_key(sub, path, "closID");
 	if (len >= 4096)
 		problem(c, loc, sub, "closID is %zu bytes long (at most 4095)", len);
 	else if (str_is(id, ".") || str_is(id, ".."))
 		problem(c, loc, sub, "invalid closID %s (must be a file name)", quote_json(q, id));
 	else if (memchr(json_string_value(id), '/', len))
-		problem(c, loc, sub, "invalid closID %s (contains '/'; only \"/\" alone names the root group)",
+		problem(c, loc, sub,
+			"invalid closID %s (contains '/'; only \"/\" alone names the root group)",
 			quote_json(q, id));
 	else if (memchr(json_string_value(id), '\n', len))
 		problem(c, loc, sub, "invalid closID %s (contains a newline)", quote_json(q, id));
 }
 
 /* Strict: what the kernel's dev_valid_name() accepts. */
-static void check_ifname(struct check *c, const json_t *s, const char *path, struct loc loc)
+static void check_ifname(struct check *c, const json_t *s, const struct path *path, struct loc loc)
 {
 	const char *v = json_string_value(s);
 	size_t len = json_string_length(s);
@@ -827,20 +890,21 @@ static void check_ifname(struct check *c, const json_t *s, const char *path, str
 		ok = v[i] != '/' && v[i] != ':' && v[i] != '\0' && v[i] != ' ' &&
 		     !(v[i] >= '\t' && v[i] <= '\r');
 	if (!ok)
-		problem(c, loc_of(c, s, loc), path,
-			"invalid network interface name %s (1 to 15 bytes, no '/', ':' or whitespace, not \".\" or \"..\")",
-			quote_json(q, s));
+		problem(
+		    c, loc_of(c, s, loc), path,
+		    "invalid network interface name %s (1 to 15 bytes, no '/', ':' or whitespace, not \".\" or \"..\")",
+		    quote_json(q, s));
 }
 
 /* ValidateNetDevices: both names set, each unique within the edits. */
-static void check_net_devices(struct check *c, const json_t *devs, const char *path,
+static void check_net_devices(struct check *c, const json_t *devs, const struct path *path,
 			      struct loc ploc)
 {
-	static const char *const keys[] = { "hostInterfaceName", "name" };
+	static const char *const keys[] = {"hostInterfaceName", "name"};
 	_cleanup_json_ json_t *hosts = json_object(), *names = json_object();
-	json_t *seen[2] = { hosts, names };
+	json_t *seen[2] = {hosts, names};
 	struct loc loc = loc_of(c, devs, ploc);
-	char sub[PATH_SIZE], field[PATH_SIZE], at[PATH_SIZE], q[CDI_QUOTE_MAX];
+	char at[PATH_SIZE], q[CDI_QUOTE_MAX];
 	size_t i;
 	json_t *dev;
 
@@ -848,35 +912,35 @@ static void check_net_devices(struct check *c, const json_t *devs, const char *p
 		oom(c);
 		return;
 	}
-	json_array_foreach (devs, i, dev) {
+	json_array_foreach(devs, i, dev)
+	{
 		struct loc dloc = loc_of(c, dev, loc);
 
 		if (!json_is_object(dev))
 			continue;
-		path_index(sub, path, i);
 		for (size_t k = 0; k < ELEMENTSOF(keys); k++) {
 			json_t *s = get(dev, keys[k], JSON_STRING), *prev;
+			const struct path *field = AT(INDEX(path, i), keys[k]);
 
 			if (!s)
 				continue;
-			path_key(field, sub, keys[k]);
 			if (json_string_length(s) == 0) {
 				problem(c, loc_of(c, s, dloc), field, "must not be empty");
 				continue;
 			}
 			if (strict(c))
 				check_ifname(c, s, field, dloc);
-			prev = json_object_getn(seen[k], json_string_value(s), json_string_length(s));
+			prev =
+			    json_object_getn(seen[k], json_string_value(s), json_string_length(s));
 			if (prev) {
 				size_t first = (size_t)json_integer_value(prev);
-				char first_path[PATH_SIZE];
 
-				path_key(first_path, path_index(at, path, first), keys[k]);
-				problem(c, loc_of(c, s, dloc), field, "duplicate %s %s (first at %s)",
-					keys[k], quote_json(q, s),
-					first_at(c, at,
-						 get(json_array_get(devs, first), keys[k], JSON_STRING),
-						 first_path));
+				problem(
+				    c, loc_of(c, s, dloc), field, "duplicate %s %s (first at %s)",
+				    keys[k], quote_json(q, s),
+				    first_at(c, at,
+					     get(json_array_get(devs, first), keys[k], JSON_STRING),
+					     AT(INDEX(path, first), keys[k])));
 			} else if (json_object_setn_new(seen[k], json_string_value(s),
 							json_string_length(s),
 							json_integer((json_int_t)i)) < 0) {
@@ -887,38 +951,37 @@ static void check_net_devices(struct check *c, const json_t *devs, const char *p
 	}
 }
 
-static void check_objects(struct check *c, const json_t *edits, const char *key, const char *path,
-			  struct loc loc,
-			  void (*fn)(struct check *, const json_t *, const char *, struct loc))
+static void check_objects(struct check *c, const json_t *edits, const char *key,
+			  const struct path *path, struct loc loc,
+			  void (*fn)(struct check *, const json_t *, const struct path *,
+				     struct loc))
 {
 	json_t *arr = get(edits, key, JSON_ARRAY), *e;
+	const struct path *apath = AT(path, key);
 	struct loc aloc = loc_of(c, arr, loc);
-	char apath[PATH_SIZE], sub[PATH_SIZE];
 	size_t i;
 
-	path_key(apath, path, key);
-	json_array_foreach (arr, i, e)
-		if (json_is_object(e))
-			fn(c, e, path_index(sub, apath, i), loc_of(c, e, aloc));
+	json_array_foreach(arr, i, e) if (json_is_object(e))
+	    fn(c, e, INDEX(apath, i), loc_of(c, e, aloc));
 }
 
 /* ContainerEdits.Validate, in its order. */
-static void check_edits(struct check *c, const json_t *edits, const char *path, struct loc ploc)
+static void check_edits(struct check *c, const json_t *edits, const struct path *path,
+			struct loc ploc)
 {
 	struct loc loc = loc_of(c, edits, ploc);
 	json_t *env = get(edits, "env", JSON_ARRAY), *rdt = get(edits, "intelRdt", JSON_OBJECT);
 	json_t *net = get(edits, "netDevices", JSON_ARRAY);
-	char sub[PATH_SIZE];
 
 	if (env)
-		check_env(c, env, path_key(sub, path, "env"), loc);
+		check_env(c, env, AT(path, "env"), loc);
 	check_objects(c, edits, "deviceNodes", path, loc, check_device_node);
 	check_objects(c, edits, "hooks", path, loc, check_hook);
 	check_objects(c, edits, "mounts", path, loc, check_mount);
 	if (rdt)
-		check_intel_rdt(c, rdt, path_key(sub, path, "intelRdt"), loc);
+		check_intel_rdt(c, rdt, AT(path, "intelRdt"), loc);
 	if (net)
-		check_net_devices(c, net, path_key(sub, path, "netDevices"), loc);
+		check_net_devices(c, net, AT(path, "netDevices"), loc);
 }
 
 /*
@@ -931,9 +994,9 @@ static bool edits_empty(const json_t *edits)
 	const char *key;
 	json_t *v;
 
-	json_object_foreach ((json_t *)edits, key, v)
-		if (!json_is_array(v) || json_array_size(v) > 0 || strcmp(key, "intelRdt") == 0)
-			return false;
+	json_object_foreach((json_t *)edits, key, v) if (!json_is_array(v) ||
+							 json_array_size(v) > 0 ||
+							 strcmp(key, "intelRdt") == 0) return false;
 	return true;
 }
 
@@ -958,7 +1021,8 @@ static const char *annotation_key_problem(const char *key, size_t len)
 			return "the prefix before '/' must be at most 253 bytes";
 		/* DNS-1123 subdomain, on the lowercased key. */
 		for (size_t i = 0, label = 0; i < plen; i++) {
-			char ch = (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] - 'A' + 'a' : key[i]);
+			char ch =
+			    (char)((key[i] >= 'A' && key[i] <= 'Z') ? key[i] - 'A' + 'a' : key[i]);
 			bool alnum = (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9');
 
 			if (ch == '.') {
@@ -996,7 +1060,7 @@ static const char *annotation_key_problem(const char *key, size_t len)
 	return NULL;
 }
 
-static void check_annotations(struct check *c, const json_t *ann, const char *path,
+static void check_annotations(struct check *c, const json_t *ann, const struct path *path,
 			      struct loc ploc)
 {
 	struct loc loc = loc_of(c, ann, ploc);
@@ -1038,30 +1102,34 @@ static void check_version(struct check *c, const json_t *root, struct loc rloc)
 
 		/* 1.0 (a number) and "1.0" both probably meant 1.0.0. */
 		if (strlen(base) < 32)
-			bprintf(guess, sizeof(guess), "%s%s", base, strchr(base, '.') ? ".0" : ".0.0");
+			bprintf(guess, sizeof(guess), "%s%s", base,
+				strchr(base, '.') ? ".0" : ".0.0");
 		if (cdi_version_index(guess) < 0)
 			guess[0] = '\0';
 		if (c->version_number[0] && c->version_was_real)
-			bprintf(hint, sizeof(hint), " (an unquoted %s reads as the number %s; write \"%s\")",
+			bprintf(hint, sizeof(hint),
+				" (an unquoted %s reads as the number %s; write \"%s\")",
 				c->version_number, declared, guess[0] ? guess : c->version_number);
 		else if (c->version_number[0])
 			bprintf(hint, sizeof(hint), " (an unquoted %s is a number; write \"%s\")",
 				c->version_number, guess[0] ? guess : c->version_number);
 		else if (!has_nul(v) && guess[0])
 			bprintf(hint, sizeof(hint), " (did you mean \"%s\"?)", guess);
-		problem(c, loc, "cdiVersion", "invalid version %s%s", quote_json(q, v), hint);
+		problem(c, loc, AT(NULL, "cdiVersion"), "invalid version %s%s", quote_json(q, v),
+			hint);
 		return;
 	}
 	min = cdi_required_version(root, why, sizeof(why));
 	if (cdi_version_index(min) >= cdi_version_index(declared))
 		return;
 	if (why[0])
-		problem(c, loc, "cdiVersion", "the spec version must be at least v%s (%s needs it), got %s",
-			min, why, declared);
-	else
-		problem(c, loc, "cdiVersion",
-			"the spec version must be at least v%s (the earliest supported), got %s", min,
+		problem(c, loc, AT(NULL, "cdiVersion"),
+			"the spec version must be at least v%s (%s needs it), got %s", min, why,
 			declared);
+	else
+		problem(c, loc, AT(NULL, "cdiVersion"),
+			"the spec version must be at least v%s (the earliest supported), got %s",
+			min, declared);
 }
 
 /* ParseQualifier, then the vendor and the class rule. */
@@ -1079,23 +1147,25 @@ static void check_kind(struct check *c, const json_t *root, struct loc rloc)
 	len = json_string_length(kind);
 	slash = memchr(s, '/', len);
 	if (!slash || slash == s || slash + 1 == s + len) {
-		problem(c, loc, "kind", "invalid kind %s (want vendor/class)", quote_json(q, kind));
+		problem(c, loc, AT(NULL, "kind"), "invalid kind %s (want vendor/class)",
+			quote_json(q, kind));
 		return;
 	}
-	if (cdi_name_message(msg, sizeof(msg), CDI_NAME_VENDOR, "vendor", s, (size_t)(slash - s)) >= 0)
-		problem(c, loc, "kind", "%s", msg);
+	if (cdi_name_message(msg, sizeof(msg), CDI_NAME_VENDOR, "vendor", s, (size_t)(slash - s)) >=
+	    0)
+		problem(c, loc, AT(NULL, "kind"), "%s", msg);
 	if (cdi_name_message(msg, sizeof(msg), CDI_NAME_CLASS, "class", slash + 1,
 			     len - (size_t)(slash - s) - 1) >= 0)
-		problem(c, loc, "kind", "%s", msg);
+		problem(c, loc, AT(NULL, "kind"), "%s", msg);
 }
 
 static void check_devices(struct check *c, const json_t *root, struct loc rloc)
 {
 	json_t *devs = get(root, "devices", JSON_ARRAY), *dev;
 	_cleanup_json_ json_t *seen = NULL;
+	const struct path *top = AT(NULL, "devices");
 	struct loc aloc = loc_of(c, devs, rloc);
-	char path[PATH_SIZE], sub[PATH_SIZE], at[PATH_SIZE], q[CDI_QUOTE_MAX];
-	char msg[2 * CDI_QUOTE_MAX + 128];
+	char at[PATH_SIZE], q[CDI_QUOTE_MAX], msg[2 * CDI_QUOTE_MAX + 128];
 	size_t i;
 
 	if (!devs)
@@ -1105,31 +1175,33 @@ static void check_devices(struct check *c, const json_t *root, struct loc rloc)
 		oom(c);
 		return;
 	}
-	json_array_foreach (devs, i, dev) {
+	json_array_foreach(devs, i, dev)
+	{
+		const struct path *path = INDEX(top, i);
 		struct loc dloc = loc_of(c, dev, aloc);
 		json_t *name, *edits, *prev;
 
 		if (!json_is_object(dev))
 			continue;
-		path_index(path, "devices", i);
 		name = get(dev, "name", JSON_STRING);
-		if (name && cdi_name_message(msg, sizeof(msg), CDI_NAME_DEVICE, "device name",
-					     json_string_value(name), json_string_length(name)) >= 0)
-			problem(c, loc_of(c, name, dloc), path_key(sub, path, "name"), "%s", msg);
+		if (name &&
+		    cdi_name_message(msg, sizeof(msg), CDI_NAME_DEVICE, "device name",
+				     json_string_value(name), json_string_length(name)) >= 0)
+			problem(c, loc_of(c, name, dloc), AT(path, "name"), "%s", msg);
 
-		check_annotations(c, get(dev, "annotations", JSON_OBJECT),
-				  path_key(sub, path, "annotations"), dloc);
+		check_annotations(c, get(dev, "annotations", JSON_OBJECT), AT(path, "annotations"),
+				  dloc);
 
 		edits = json_object_get(dev, "containerEdits");
 		if (!edits || (json_is_object(edits) && edits_empty(edits))) {
 			if (name)
-				problem(c, loc_of(c, edits, dloc), path_key(sub, path, "containerEdits"),
+				problem(c, loc_of(c, edits, dloc), AT(path, "containerEdits"),
 					"device %s has no container edits", quote_json(q, name));
 			else
-				problem(c, loc_of(c, edits, dloc), path_key(sub, path, "containerEdits"),
+				problem(c, loc_of(c, edits, dloc), AT(path, "containerEdits"),
 					"the device has no container edits");
 		} else if (json_is_object(edits)) {
-			check_edits(c, edits, path_key(sub, path, "containerEdits"), dloc);
+			check_edits(c, edits, AT(path, "containerEdits"), dloc);
 		}
 
 		if (!name)
@@ -1137,58 +1209,59 @@ static void check_devices(struct check *c, const json_t *root, struct loc rloc)
 		prev = json_object_getn(seen, json_string_value(name), json_string_length(name));
 		if (prev) {
 			size_t first = (size_t)json_integer_value(prev);
-			char first_path[PATH_SIZE];
 
-			path_key(first_path, path_index(at, "devices", first), "name");
-			problem(c, loc_of(c, name, dloc), path_key(sub, path, "name"),
+			problem(c, loc_of(c, name, dloc), AT(path, "name"),
 				"duplicate device name %s (first at %s)", quote_json(q, name),
-				first_at(c, at, get(json_array_get(devs, first), "name", JSON_STRING),
-					 first_path));
+				first_at(c, at,
+					 get(json_array_get(devs, first), "name", JSON_STRING),
+					 AT(INDEX(top, first), "name")));
 		} else if (json_object_setn_new(seen, json_string_value(name),
-						json_string_length(name), json_integer((json_int_t)i)) < 0) {
+						json_string_length(name),
+						json_integer((json_int_t)i)) < 0) {
 			oom(c);
 			return;
 		}
 	}
 	if (json_array_size(devs) == 0)
-		problem(c, aloc, "devices", "no devices");
+		problem(c, aloc, top, "no devices");
 }
 
 int cdi_spec_check(json_t *root, const char *file, const struct cdi_marks *marks, unsigned flags,
 		   bool coerce, struct cdi_error *err)
 {
 	struct check c = {
-		.file = file,
-		/* Only replaced nodes are added, under the positions of the nodes they replace. */
-		.marks = (struct cdi_marks *)marks,
-		.flags = flags,
-		.coerce = coerce,
-		.err = err,
+	    .file = file,
+	    /* Only replaced nodes are added, under the positions of the nodes they replace. */
+	    .marks = (struct cdi_marks *)marks,
+	    .flags = flags,
+	    .coerce = coerce,
+	    .err = err,
 	};
 	_cleanup_json_ json_t *replaced = json_array();
-	struct loc rloc = { 0, 0 };
+	struct loc rloc = {0, 0};
 	json_t *edits;
 
 	if (!replaced)
 		return cdi_problem_add(err, -ENOMEM, file, 0, 0, NULL, "out of memory");
 	c.replaced = replaced;
 	if (!root)
-		return cdi_problem_add(err, -EINVAL, file, 0, 0, NULL, "no spec data (empty document)");
+		return cdi_problem_add(err, -EINVAL, file, 0, 0, NULL,
+				       "no spec data (empty document)");
 	rloc = loc_of(&c, root, rloc);
 	if (!json_is_object(root))
 		return cdi_problem_add(err, -EINVAL, file, rloc.line, rloc.column, NULL,
 				       "expected an object, got %s", type_name(root));
 
-	decode_object(&c, root, &spec_kind, "", rloc);
+	decode_object(&c, root, &spec_kind, NULL, rloc);
 	if (c.r == -ENOMEM)
 		return c.r;
 
 	check_version(&c, root, rloc);
 	check_kind(&c, root, rloc);
-	check_annotations(&c, get(root, "annotations", JSON_OBJECT), "annotations", rloc);
+	check_annotations(&c, get(root, "annotations", JSON_OBJECT), AT(NULL, "annotations"), rloc);
 	edits = get(root, "containerEdits", JSON_OBJECT);
 	if (edits)
-		check_edits(&c, edits, "containerEdits", rloc);
+		check_edits(&c, edits, AT(NULL, "containerEdits"), rloc);
 	check_devices(&c, root, rloc);
 
 	if (c.n_dropped)

@@ -33,8 +33,7 @@ static bool is_alnum(char c)
 	return is_letter(c) || is_digit(c);
 }
 
-const char *cdi_name_problem(enum cdi_name_type type, const char *name, size_t len,
-			     size_t *ret_bad)
+const char *cdi_name_problem(enum cdi_name_type type, const char *name, size_t len, size_t *ret_bad)
 {
 	bool device = type == CDI_NAME_DEVICE;
 	size_t bad = SIZE_MAX;

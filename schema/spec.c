@@ -92,7 +92,8 @@ static int spec_new(const char *name, json_t *root, cdi_spec **ret)
 	if ((name && !spec->path) || !spec->vendor || !spec->class_name || !spec->version ||
 	    !spec->devices || !spec->names)
 		return -ENOMEM;
-	json_array_foreach (devices, i, dev) {
+	json_array_foreach(devices, i, dev)
+	{
 		spec->devices[i] = dev;
 		spec->names[i] = json_string_value(json_object_get(dev, "name"));
 	}
@@ -110,7 +111,7 @@ static void recheck_with_marks(const char *name, const char *buf, size_t len, un
 {
 	_cleanup_marks_ struct cdi_marks *marks = cdi_marks_new();
 	_cleanup_json_ json_t *root = NULL;
-	struct cdi_error yaml_err = { 0 }, again = { 0 };
+	struct cdi_error yaml_err = {0}, again = {0};
 
 	if (!marks)
 		return;
@@ -128,7 +129,7 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 {
 	_cleanup_marks_ struct cdi_marks *marks = NULL;
 	_cleanup_json_ json_t *root = NULL;
-	struct cdi_error problems = { 0 };
+	struct cdi_error problems = {0};
 	bool json;
 	int r;
 
@@ -141,18 +142,19 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 
 	json = looks_like_json(buf, len);
 	if (json) {
-		struct cdi_error json_err = { 0 };
+		struct cdi_error json_err = {0};
 
 		r = cdi_json_load(name, buf, len, &root, &json_err);
 		if (r == -EINVAL) {
 			/* Perhaps YAML flow style that JSON does not allow; if not, the JSON
 			 * parser's complaint is the one to show. */
-			struct cdi_error yaml_err = { 0 };
+			struct cdi_error yaml_err = {0};
 
 			marks = cdi_marks_new();
 			if (!marks) {
 				cdi_error_reset(&json_err);
-				return cdi_problem_add(err, -ENOMEM, name, 0, 0, NULL, "out of memory");
+				return cdi_problem_add(err, -ENOMEM, name, 0, 0, NULL,
+						       "out of memory");
 			}
 			r = cdi_yaml_load(name, buf, len, &root, marks, &yaml_err);
 			if (r == 0) {
@@ -174,7 +176,8 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 		r = cdi_yaml_load(name, buf, len, &root, marks, err);
 	}
 	if (r == -ENODATA)
-		return cdi_problem_add(err, -ENODATA, name, 0, 0, NULL, "no spec data (empty document)");
+		return cdi_problem_add(err, -ENODATA, name, 0, 0, NULL,
+				       "no spec data (empty document)");
 	if (r < 0)
 		return r;
 

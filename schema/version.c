@@ -10,6 +10,7 @@
  * Nodes of the wrong type count as absent (the validator reports them).
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -32,6 +33,29 @@ _printf_(2, 3) static bool because(struct why *why, const char *fmt, ...)
 	if (why->buf && why->size) {
 		va_start(ap, fmt);
 		vsnprintf(why->buf, why->size, fmt, ap);
+		va_end(ap);
+	}
+	return true;
+}
+
+/* The same inside an edits block: device dev's, or the spec's when dev is SPEC_EDITS. The
+ * prefix is only formatted when a predicate holds. */
+#define SPEC_EDITS SIZE_MAX
+
+_printf_(3, 4) static bool because_in(struct why *why, size_t dev, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!why->buf || !why->size)
+		return true;
+	if (dev == SPEC_EDITS)
+		n = snprintf(why->buf, why->size, "containerEdits");
+	else
+		n = snprintf(why->buf, why->size, "devices[%zu].containerEdits", dev);
+	if (n >= 0 && (size_t)n < why->size) {
+		va_start(ap, fmt);
+		vsnprintf(why->buf + n, why->size - (size_t)n, fmt, ap);
 		va_end(ap);
 	}
 	return true;
@@ -64,49 +88,39 @@ static const json_t *edits_of(const json_t *obj)
  * every device's, then the spec's. Calls fn until it returns true.
  */
 static bool any_edits(const json_t *spec, struct why *why,
-		      bool (*fn)(const json_t *edits, const char *path, struct why *why))
+		      bool (*fn)(const json_t *edits, size_t dev, struct why *why))
 {
 	const json_t *devs = devices(spec), *dev;
-	char path[64];
 	size_t i;
 
-	json_array_foreach (devs, i, dev) {
-		snprintf(path, sizeof(path), "devices[%zu].containerEdits", i);
-		if (fn(edits_of(dev), path, why))
-			return true;
-	}
-	return fn(edits_of(spec), "containerEdits", why);
+	json_array_foreach(devs, i, dev) if (fn(edits_of(dev), i, why)) return true;
+	return fn(edits_of(spec), SPEC_EDITS, why);
 }
 
 /* The reference's v1.1.0 and v0.7.0 predicates look at the spec first, then the devices. */
 static bool spec_then_devices(const json_t *spec, struct why *why,
-			      bool (*fn)(const json_t *edits, const char *path, struct why *why))
+			      bool (*fn)(const json_t *edits, size_t dev, struct why *why))
 {
 	const json_t *devs = devices(spec), *dev;
-	char path[64];
 	size_t i;
 
-	if (fn(edits_of(spec), "containerEdits", why))
+	if (fn(edits_of(spec), SPEC_EDITS, why))
 		return true;
-	json_array_foreach (devs, i, dev) {
-		snprintf(path, sizeof(path), "devices[%zu].containerEdits", i);
-		if (fn(edits_of(dev), path, why))
-			return true;
-	}
+	json_array_foreach(devs, i, dev) if (fn(edits_of(dev), i, why)) return true;
 	return false;
 }
 
 /* v1.1.0: intelRdt.schemata (even an empty list) or enableMonitoring, or netDevices. */
-static bool edits_v110(const json_t *edits, const char *path, struct why *why)
+static bool edits_v110(const json_t *edits, size_t dev, struct why *why)
 {
 	const json_t *rdt = member(edits, "intelRdt", JSON_OBJECT);
 
 	if (member(rdt, "schemata", JSON_ARRAY))
-		return because(why, "%s.intelRdt.schemata", path);
+		return because_in(why, dev, ".intelRdt.schemata");
 	if (json_is_true(json_object_get(rdt, "enableMonitoring")))
-		return because(why, "%s.intelRdt.enableMonitoring", path);
+		return because_in(why, dev, ".intelRdt.enableMonitoring");
 	if (array_len(edits, "netDevices") > 0)
-		return because(why, "%s.netDevices", path);
+		return because_in(why, dev, ".netDevices");
 	return false;
 }
 
@@ -116,12 +130,12 @@ static bool requires_v110(const json_t *spec, struct why *why)
 }
 
 /* v0.7.0: intelRdt (even {}), or additionalGids. */
-static bool edits_v070(const json_t *edits, const char *path, struct why *why)
+static bool edits_v070(const json_t *edits, size_t dev, struct why *why)
 {
 	if (member(edits, "intelRdt", JSON_OBJECT))
-		return because(why, "%s.intelRdt", path);
+		return because_in(why, dev, ".intelRdt");
 	if (array_len(edits, "additionalGids") > 0)
-		return because(why, "%s.additionalGids", path);
+		return because_in(why, dev, ".additionalGids");
 	return false;
 }
 
@@ -139,9 +153,9 @@ static bool requires_v060(const json_t *spec, struct why *why)
 
 	if (json_object_size(member(spec, "annotations", JSON_OBJECT)) > 0)
 		return because(why, "annotations");
-	json_array_foreach (devs, i, dev)
-		if (json_object_size(member(dev, "annotations", JSON_OBJECT)) > 0)
-			return because(why, "devices[%zu].annotations", i);
+	json_array_foreach(devs, i,
+			   dev) if (json_object_size(member(dev, "annotations", JSON_OBJECT)) >
+				    0) return because(why, "devices[%zu].annotations", i);
 	kind = member(spec, "kind", JSON_STRING);
 	slash = kind ? strchr(json_string_value(kind), '/') : NULL;
 	if (slash && strchr(slash + 1, '.'))
@@ -149,15 +163,16 @@ static bool requires_v060(const json_t *spec, struct why *why)
 	return false;
 }
 
-static bool edits_v050(const json_t *edits, const char *path, struct why *why)
+static bool edits_v050(const json_t *edits, size_t dev, struct why *why)
 {
 	const json_t *nodes = member(edits, "deviceNodes", JSON_ARRAY), *node, *host;
 	size_t i;
 
-	json_array_foreach (nodes, i, node) {
+	json_array_foreach(nodes, i, node)
+	{
 		host = member(node, "hostPath", JSON_STRING);
 		if (host && json_string_length(host) > 0)
-			return because(why, "%s.deviceNodes[%zu].hostPath", path, i);
+			return because_in(why, dev, ".deviceNodes[%zu].hostPath", i);
 	}
 	return false;
 }
@@ -168,7 +183,8 @@ static bool requires_v050(const json_t *spec, struct why *why)
 	const json_t *devs = devices(spec), *dev, *name;
 	size_t i;
 
-	json_array_foreach (devs, i, dev) {
+	json_array_foreach(devs, i, dev)
+	{
 		name = member(dev, "name", JSON_STRING);
 		if (name && json_string_value(name)[0] >= '0' && json_string_value(name)[0] <= '9')
 			return because(why, "devices[%zu].name \"%.64s\" starting with a digit", i,
@@ -177,15 +193,16 @@ static bool requires_v050(const json_t *spec, struct why *why)
 	return any_edits(spec, why, edits_v050);
 }
 
-static bool edits_v040(const json_t *edits, const char *path, struct why *why)
+static bool edits_v040(const json_t *edits, size_t dev, struct why *why)
 {
 	const json_t *mounts = member(edits, "mounts", JSON_ARRAY), *m, *type;
 	size_t i;
 
-	json_array_foreach (mounts, i, m) {
+	json_array_foreach(mounts, i, m)
+	{
 		type = member(m, "type", JSON_STRING);
 		if (type && json_string_length(type) > 0)
-			return because(why, "%s.mounts[%zu].type", path, i);
+			return because_in(why, dev, ".mounts[%zu].type", i);
 	}
 	return false;
 }
@@ -202,6 +219,7 @@ static const struct {
 	const char *version;
 	required_fn required;
 } versions[] = {
+	/* clang-format off */
 	{ "1.1.0", requires_v110 },
 	{ "1.0.0", NULL },
 	{ "0.8.0", NULL },
@@ -212,11 +230,12 @@ static const struct {
 	{ "0.3.0", NULL },
 	{ "0.2.0", NULL },
 	{ "0.1.0", NULL },
+	/* clang-format on */
 };
 
 const char *cdi_required_version(const json_t *spec, char *why, size_t why_size)
 {
-	struct why w = { why, why_size };
+	struct why w = {why, why_size};
 
 	if (why && why_size)
 		why[0] = '\0';
