@@ -24,6 +24,7 @@
 #include "../generate/driver_libs.h"
 
 #define VER "550.54.15"
+#define ELEMENTSOF_(x) (sizeof(x) / sizeof((x)[0]))
 
 static char tmp[] = "/tmp/cdikit-drv.XXXXXX";
 static char root[PATH_MAX];
@@ -90,6 +91,8 @@ static void build_host(void)
 	   "cp $T/outside/libnvidia-encode.so." VER " $T/outside/libnvidia-fbc.so." VER "; ln -s $T/outside/libnvidia-fbc.so." VER " $R$L/libnvidia-fbc.so.1; "
 	   /* a relative link climbing above the root: clamped at it, so it lands inside */
 	   "so64 $L/libnvidia-cfg.so." VER " libnvidia-cfg.so.1; ln -s ../../../../../../../../usr/lib/x86_64-linux-gnu/libnvidia-cfg.so." VER " $R$L/libnvidia-cfg.so.1; "
+	   /* a symlink loop beside the libraries */
+	   "ln -s libnvidia-ifr.so.2 $R$L/libnvidia-ifr.so.1; ln -s libnvidia-ifr.so.1 $R$L/libnvidia-ifr.so.2; "
 	   /* a soname that would shadow libc: the file is mounted, the soname is not */
 	   "so64 $L/libnvidia-ngx.so." VER " libc.so.6; "
 	   /* Debian's packaging: nvidia/current and /etc/alternatives */
@@ -322,6 +325,7 @@ Test(driver, rejects)
 		"libnvidia-tls",       /* another machine's */
 		"1.1.9",               /* own-versioned, not linked by the host */
 		"encode", "fbc",       /* only reachable by escaping the root */
+		"libnvidia-ifr",       /* a symlink loop */
 		"libc.so.6",           /* a soname that is not the library's name */
 		"debugdump",           /* not executable */
 		"fabricmanager",       /* not a socket */
@@ -524,4 +528,128 @@ Test(driver, bad_arguments)
 	cr_assert_eq(driver_mounts(&host, "../../x", &mounts, &err), -EINVAL);
 	cr_assert_eq(mounts, NULL);
 	cdi_error_reset(&err);
+}
+
+/* ---- the simulated DGX host of tests/simhost (G1's make-host) ---- */
+
+static char sim[] = "/tmp/cdikit-drvsim.XXXXXX";
+static char sim_root[PATH_MAX];
+static bool have_sim;
+
+static void sim_setup(void)
+{
+	const char *b = getenv("B");
+	char mock[PATH_MAX];
+
+	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
+	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
+		cr_skip_test("no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
+	cr_assert(mkdtemp(sim));
+	have_sim = true;
+	snprintf(sim_root, sizeof(sim_root), "%s/h", sim);
+	sh("tests/simhost/make-host --topology dgx-mig --no-devnodes --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null", b ? b : "build", sim_root);
+	if (access(sim_root, F_OK) == 0 && !access(strcat(strcpy(mock, sim_root), "/.simhost-no-ldcache"), F_OK))
+		cr_skip_test("make-host could not run ldconfig here");
+}
+
+static void sim_teardown(void)
+{
+	if (have_sim)
+		sh("rm -rf '%s'", sim);
+}
+
+/* A 550 driver's libraries as nvidia-driver-layout.md §1.1 lists them (what the simulated host installs). */
+static const char *const sim_libs64[] = {
+	"libEGL_nvidia.so." VER, "libGLESv1_CM_nvidia.so." VER, "libGLESv2_nvidia.so." VER,
+	"libGLX_nvidia.so." VER, "libcuda.so." VER, "libcudadebugger.so." VER, "libnvcuvid.so." VER,
+	"libnvidia-allocator.so." VER, "libnvidia-cfg.so." VER, "libnvidia-egl-gbm.so.1.1.1",
+	"libnvidia-egl-wayland.so.1.1.13", "libnvidia-eglcore.so." VER, "libnvidia-encode.so." VER,
+	"libnvidia-fbc.so." VER, "libnvidia-glcore.so." VER, "libnvidia-glsi.so." VER,
+	"libnvidia-glvkspirv.so." VER, "libnvidia-gpucomp.so." VER, "libnvidia-ml.so." VER,
+	"libnvidia-ngx.so." VER, "libnvidia-nvvm.so." VER, "libnvidia-opencl.so." VER,
+	"libnvidia-opticalflow.so." VER, "libnvidia-pkcs11-openssl3.so." VER, "libnvidia-pkcs11.so." VER,
+	"libnvidia-ptxjitcompiler.so." VER, "libnvidia-rtcore.so." VER, "libnvidia-tls.so." VER,
+	"libnvoptix.so." VER, "vdpau/libvdpau_nvidia.so." VER,
+};
+static const char *const sim_libs32[] = {
+	"libEGL_nvidia.so." VER, "libGLESv1_CM_nvidia.so." VER, "libGLESv2_nvidia.so." VER,
+	"libGLX_nvidia.so." VER, "libcuda.so." VER, "libnvcuvid.so." VER, "libnvidia-eglcore.so." VER,
+	"libnvidia-encode.so." VER, "libnvidia-fbc.so." VER, "libnvidia-glcore.so." VER,
+	"libnvidia-glsi.so." VER, "libnvidia-glvkspirv.so." VER, "libnvidia-gpucomp.so." VER,
+	"libnvidia-ml.so." VER, "libnvidia-opencl.so." VER, "libnvidia-opticalflow.so." VER,
+	"libnvidia-ptxjitcompiler.so." VER, "libnvidia-tls.so." VER, "vdpau/libvdpau_nvidia.so." VER,
+};
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+TestSuite(simhost, .init = sim_setup, .fini = sim_teardown, .timeout = 120);
+
+Test(simhost, full_library_set)
+{
+	struct cdi_error err = { 0 };
+	struct driver_libs libs = { 0 };
+	const char *got64[64], *got32[64];
+	size_t n64 = 0, n32 = 0;
+
+	cr_assert_eq(driver_libs_find(sim_root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
+	for (size_t i = 0; i < libs.n_libs; i++) {
+		const struct driver_lib *l = &libs.libs[i];
+		const char *dir = l->is32 ? L32 "/" : L64 "/";
+
+		cr_assert(strncmp(l->path, dir, strlen(dir)) == 0, "%s outside %s", l->path, dir);
+		cr_assert_lt(n64, 64);
+		cr_assert_lt(n32, 64);
+		if (l->is32)
+			got32[n32++] = l->path + strlen(dir);
+		else
+			got64[n64++] = l->path + strlen(dir);
+		/* every library with a soname the host links gets it from its ELF header */
+		if (strstr(l->path, "libcuda.so"))
+			cr_assert_str_eq(l->soname, "libcuda.so.1");
+	}
+	qsort(got64, n64, sizeof(*got64), cmp_strp);
+	qsort(got32, n32, sizeof(*got32), cmp_strp);
+	for (size_t i = 0; i < n64 || i < ELEMENTSOF_(sim_libs64); i++)
+		cr_assert_str_eq(i < n64 ? got64[i] : "(none)", i < ELEMENTSOF_(sim_libs64) ? sim_libs64[i] : "(none)", "64-bit %zu", i);
+	for (size_t i = 0; i < n32 || i < ELEMENTSOF_(sim_libs32); i++)
+		cr_assert_str_eq(i < n32 ? got32[i] : "(none)", i < ELEMENTSOF_(sim_libs32) ? sim_libs32[i] : "(none)", "32-bit %zu", i);
+	driver_libs_clear(&libs);
+}
+
+/* The mounts of libcuda, exactly: the hook-free answer to dlopen("libcuda.so.1") and -lcuda. */
+Test(simhost, libcuda_mounts)
+{
+	struct cdi_error err = { 0 };
+	json_t *mounts = mounts_for(sim_root, sim_root, VER, &err);
+	size_t n, k = 0;
+	char **lines = mount_lines(mounts, sim_root, &n);
+	static const char *const want[] = {
+		"/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
+		"/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
+		"/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
+		"/usr/lib/libcuda.so <- " CUDA,
+		"/usr/lib/libcuda.so.1 <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
+		"/usr/lib64/libcuda.so <- " CUDA,
+		"/usr/lib64/libcuda.so.1 <- " CUDA,
+	};
+
+	for (size_t i = 0; i < n; i++) {
+		/* no stale copy (the 535 compat and glcore files of the host) anywhere */
+		cr_assert(!strstr(lines[i], "535.104.05"), "%s", lines[i]);
+		cr_assert(!strstr(lines[i], "gtk3") && !strstr(lines[i], "mesa") && !strstr(lines[i], "libnvidia-api"), "%s", lines[i]);
+		if (strncmp(lines[i], "/usr/lib", 8) != 0 || !strstr(lines[i], "/libcuda.so"))
+			continue;
+		cr_assert_lt(k, ELEMENTSOF_(want), "extra: %s", lines[i]);
+		cr_assert_str_eq(lines[i], want[k]);
+		k++;
+	}
+	cr_assert_eq(k, ELEMENTSOF_(want));
+	free_lines(lines, n);
+	json_decref(mounts);
 }
