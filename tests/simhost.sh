@@ -284,6 +284,31 @@ if build single "$work/majors" --uvm-major 511 --caps-major 240; then
 	check "refuses a non-empty --out" bash -c "! tests/simhost/make-host --topology single --mock-dir '$mock_dir' --out '$work/majors' 2>/dev/null"
 	check "--force rebuilds" tests/simhost/make-host --topology single --mock-dir "$mock_dir" --out "$work/majors" --force >/dev/null
 fi
+# A driver upgrade and a MIG reconfiguration, as cdi-generate --check must notice them.
+if build dgx-mig "$work/upgraded" --driver 550.90.07 --mig 5=7g --mig 0=3x2g --mig 2=off; then
+	R=$work/upgraded
+	check "--driver: libraries" [ "$(readlink "$R/usr/lib/x86_64-linux-gnu/libcuda.so.1")" = libcuda.so.550.90.07 ]
+	check "--driver: previous version left behind" [ -f "$R/usr/lib/x86_64-linux-gnu/libnvidia-glcore.so.550.54.15" ]
+	check "--driver: /proc version" grep -q 'Kernel Module  550.90.07  ' "$R/proc/driver/nvidia/version"
+	check "--driver: firmware" [ -f "$R/lib/firmware/nvidia/550.90.07/gsp_ga10x.bin" ]
+	check "--driver: NVML" grep -qx 'driver 550.90.07' "$R/usr/lib/x86_64-linux-gnu/mock-nvml.conf"
+	check "--mig 5=7g: GI 0" grep -q '^mig 5 gi=0 ci=0 giprofile=4 ' "$R/usr/lib/x86_64-linux-gnu/mock-nvml.conf"
+	check "--mig 0=3x2g: GIs 3 4 5" [ "$(grep '^mig 0 ' "$R/usr/lib/x86_64-linux-gnu/mock-nvml.conf" | sed -E 's/.* gi=([0-9]+) .*/\1/' | tr '\n' ' ')" = "3 4 5 " ]
+	check "--mig 2=off" grep -q '^gpu 2 .* mig=disabled$' "$R/usr/lib/x86_64-linux-gnu/mock-nvml.conf"
+	check "--mig: cap files follow" [ -f "$R/proc/driver/nvidia/capabilities/gpu5/mig/gi0/ci0/access" ] && [ ! -e "$R/proc/driver/nvidia/capabilities/gpu2/mig/gi7" ]
+	if [ $root = 1 ] && [ ! -e "$R/.simhost-no-devnodes" ]; then
+		check "--mig: cap nodes follow" [ "$(ls "$R/dev/nvidia-caps" | tr '\n' ' ')" = "nvidia-cap1 nvidia-cap2 nvidia-cap30 nvidia-cap31 nvidia-cap39 nvidia-cap40 nvidia-cap48 nvidia-cap49 nvidia-cap678 nvidia-cap679 " ]
+	fi
+	if nvml "$R/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" >"$work/nvml" 2>&1; then
+		check "--driver/--mig: NVML" [ "$(head -1 "$work/nvml")" = "8 550.90.07 12040 1" ]
+		check "--mig: NVML sees them" grep -q '^gpu 5 5 GPU-b3b02239-d14b-9b52-8406-e71d3303cddb 0/0$' "$work/nvml"
+	else
+		bad "upgraded: mock NVML: $(cat "$work/nvml")"
+	fi
+fi
+check "--mig on a GPU that cannot" bash -c "! tests/simhost/make-host --topology old-driver --mig 0=7g --mock-dir '$mock_dir' --out '$work/x' 2>/dev/null"
+check "--mig unknown layout" bash -c "! tests/simhost/make-host --topology single --mig 0=9g --mock-dir '$mock_dir' --out '$work/x' 2>/dev/null"
+check "--mig past the GPUs" bash -c "! tests/simhost/make-host --topology single --mig 1=7g --mock-dir '$mock_dir' --out '$work/x' 2>/dev/null"
 # Without mknod (not root, or --no-devnodes): regular files and a marker tests can skip on.
 if build single "$work/nodev" --no-devnodes; then
 	check "--no-devnodes marker" [ -e "$work/nodev/.simhost-no-devnodes" ]
