@@ -192,6 +192,15 @@ cmp -s "$tmp/allow.yaml" "$tmp/dgx-mig.yaml" || die "--allow-missing-caps change
 mv "$tmp/cap.saved" "$tmp/dgx-mig/dev/nvidia-caps/$cap"
 ok "missing cap node: error, or a warning with --allow-missing-caps"
 
+# /dev elsewhere (--dev-root): node hostPaths follow it, the driver's files do not.
+mkdir -p "$tmp/devroot" && cp -a "$tmp/dgx-mig/dev" "$tmp/devroot/" || die "copying /dev"
+"$G" --root "$tmp/dgx-mig" --dev-root "$tmp/devroot" --output - >"$tmp/split.yaml" || die "--dev-root failed"
+keep "$tmp/split.yaml"
+sed "s|$tmp/devroot/dev/|$tmp/dgx-mig/dev/|" "$tmp/split.yaml" | cmp -s - "$tmp/dgx-mig.yaml" ||
+	die "--dev-root: the spec differs in more than the nodes' hostPath"
+grep -q "hostPath: $tmp/devroot/dev/nvidia-caps/" "$tmp/split.yaml" || die "--dev-root: cap nodes not under it"
+ok "--dev-root moves the nodes' hostPath only"
+
 # ---------------------------------------------------------------- formats, options
 "$G" --root "$tmp/dgx-mig" --output - --format json >"$tmp/dgx-mig.json" || die "--format json failed"
 keep "$tmp/dgx-mig.json"
