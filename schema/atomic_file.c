@@ -54,7 +54,7 @@ _public_ int cdi_write_file_atomic(const char *path, const void *buf, size_t len
 		dir = strndup(path, (size_t)(slash - path));
 	else
 		dir = strdup(".");
-	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX.tmp", dir, base) < 0) {
+	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX.tmp", strcmp(dir, "/") == 0 ? "" : dir, base) < 0) {
 		tmp = NULL;
 		return cdi_problem_add(err, -ENOMEM, path, 0, 0, NULL, "out of memory");
 	}

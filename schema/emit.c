@@ -280,17 +280,51 @@ static int emit_event(struct yaml_out *y, yaml_event_t *ev, int init_ok)
 	return 0;
 }
 
+/* Strings made with jansson's *_nocheck calls may not be UTF-8; libyaml refuses those. */
+static bool valid_utf8(const unsigned char *s, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i], n, cp;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		for (unsigned k = 1; k <= n; k++) {
+			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return false;
+		i += n + 1;
+	}
+	return true;
+}
+
 static int emit_scalar(struct yaml_out *y, const char *s, size_t len, bool plain)
 {
 	yaml_event_t ev;
 
 	if (len > INT_MAX)
 		return cdi_fail(y->err, -E2BIG, "string too long to emit");
-	return emit_event(y, &ev,
-			  yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)len,
-						       1, 1,
-						       plain ? YAML_PLAIN_SCALAR_STYLE
-							     : YAML_DOUBLE_QUOTED_SCALAR_STYLE));
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)len, 1, 1,
+					  plain ? YAML_PLAIN_SCALAR_STYLE
+						: YAML_DOUBLE_QUOTED_SCALAR_STYLE)) {
+		if (!valid_utf8((const unsigned char *)s, len))
+			return cdi_fail(y->err, -EINVAL, "string is not valid UTF-8");
+		return cdi_fail(y->err, -ENOMEM, "out of memory");
+	}
+	return emit_event(y, &ev, 1);
 }
 
 static int emit_string(struct yaml_out *y, const char *s, size_t len)
@@ -484,8 +518,8 @@ static int emit_json(const json_t *spec, struct out *o, struct cdi_error *err)
 	if (!copy)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	text = json_dumps(copy, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
-	if (!text)
-		return cdi_fail(err, -ENOMEM, "cannot serialise JSON");
+	if (!text) /* out of memory, or a string that is not UTF-8 */
+		return cdi_fail(err, -EINVAL, "cannot serialise JSON");
 	len = strlen(text);
 	if (!out_write(o, (unsigned char *)text, len) || !out_write(o, (unsigned char *)"\n", 1))
 		return cdi_fail(err, -ENOMEM, "out of memory");

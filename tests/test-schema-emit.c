@@ -376,6 +376,12 @@ Test(emit, errors)
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_emit(deep, CDI_FORMAT_JSON, &buf, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);
+	json_object_set_new(spec, "bad", json_stringn_nocheck("a\xff", 2));
+	cr_expect_eq(cdi_spec_emit(spec, CDI_FORMAT_YAML, &buf, NULL, &err), -EINVAL);
+	cr_expect_str_eq(cdi_error_message(&err), "string is not valid UTF-8");
+	cdi_error_reset(&err);
+	cr_expect_eq(cdi_spec_emit(spec, CDI_FORMAT_JSON, &buf, NULL, &err), -EINVAL);
+	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_emit(spec, (enum cdi_format)7, &buf, NULL, &err), -EINVAL);
 	cr_expect_eq(cdi_spec_emit(NULL, CDI_FORMAT_YAML, &buf, NULL, &err), -EINVAL);
 	cr_expect_null(buf);
