@@ -46,9 +46,9 @@
 
 /* Priority classes: on a clash of containerPath the lower one wins (then the lower rank). */
 enum {
-	PRIO_FILE = 0,  /* a file at its own path: libraries, binaries, firmware, configs, IPC */
+	PRIO_FILE = 0, /* a file at its own path: libraries, binaries, firmware, configs, IPC */
 	PRIO_FILE32 = 1,
-	PRIO_NAME = 2,  /* a 64-bit library under another name */
+	PRIO_NAME = 2, /* a 64-bit library under another name */
 	PRIO_NAME32 = 3,
 };
 
@@ -137,7 +137,7 @@ static int mount_add(struct mounts *m, const char *host, unsigned prio, unsigned
 		return 0; /* not NVIDIA's: every name the driver installs is ASCII */
 	}
 	x = &m->v[m->n];
-	*x = (struct mount){ .container = container, .prio = prio, .rank = rank, .ipc = ipc };
+	*x = (struct mount){.container = container, .prio = prio, .rank = rank, .ipc = ipc};
 	x->host = strdup(host);
 	if (!x->host) {
 		free(container);
@@ -154,9 +154,9 @@ static const struct {
 	const char *prefix;
 	const char *name;
 } extra_names[] = {
-	{ "libcuda.so", "libcuda.so" },                             /* for -lcuda */
-	{ "libnvidia-opticalflow.so", "libnvidia-opticalflow.so" }, /* the optical flow SDK dlopens it */
-	{ "libGLX_nvidia.so", "libGLX_indirect.so.0" },             /* GLVND's indirect-rendering vendor */
+    {"libcuda.so", "libcuda.so"},			      /* for -lcuda */
+    {"libnvidia-opticalflow.so", "libnvidia-opticalflow.so"}, /* the optical flow SDK dlopens it */
+    {"libGLX_nvidia.so", "libGLX_indirect.so.0"}, /* GLVND's indirect-rendering vendor */
 };
 
 /*
@@ -196,10 +196,10 @@ static int lib_names_under(struct mounts *m, const struct driver_lib *lib, const
 static int add_libraries(struct mounts *m, struct root_dirs *rd, const char *version)
 {
 	const char *driver_root = rd->root;
-	struct driver_libs libs = { 0 };
+	struct driver_libs libs = {0};
 	char dir64[64];
 	char dir32[64] = "";
-	const char *dirs64[] = { dir64, "/usr/lib64", "/usr/lib" };
+	const char *dirs64[] = {dir64, "/usr/lib64", "/usr/lib"};
 	int r;
 
 	snprintf(dir64, sizeof(dir64), "/usr/lib/%s", lib_abi_64.multiarch);
@@ -220,7 +220,8 @@ static int add_libraries(struct mounts *m, struct root_dirs *rd, const char *ver
 			r = cdi_fail(m->err, -ENOMEM, "out of memory");
 			break;
 		}
-		r = mount_add(m, host, lib->is32 ? PRIO_FILE32 : PRIO_FILE, lib->rank, false, lib->path, "", "");
+		r = mount_add(m, host, lib->is32 ? PRIO_FILE32 : PRIO_FILE, lib->rank, false,
+			      lib->path, "", "");
 		if (r < 0)
 			break;
 		/* libvdpau looks for its drivers in <libdir>/vdpau, not on the linker's path. */
@@ -232,9 +233,11 @@ static int add_libraries(struct mounts *m, struct root_dirs *rd, const char *ver
 		}
 		for (size_t d = 0; d < ELEMENTSOF(dirs64) && r >= 0; d++) {
 			r = lib_names_under(m, lib, host, dirs64[d], subdir, PRIO_NAME);
-			/* Mesa's GBM loads <libdir>/gbm/<driver>_gbm.so; nvidia-ctk links the allocator there. */
+			/* Mesa's GBM loads <libdir>/gbm/<driver>_gbm.so; nvidia-ctk links the
+			 * allocator there. */
 			if (r >= 0 && strcmp(lib->prefix, "libnvidia-allocator.so") == 0)
-				r = mount_add(m, host, PRIO_NAME, lib->rank, false, dirs64[d], "/gbm/nvidia-drm_gbm.so", "");
+				r = mount_add(m, host, PRIO_NAME, lib->rank, false, dirs64[d],
+					      "/gbm/nvidia-drm_gbm.so", "");
 		}
 	}
 	driver_libs_clear(&libs);
@@ -275,12 +278,17 @@ static int find_under(struct root_dirs *rd, const char *path, mode_t want, char 
 static int add_binaries(struct mounts *m, struct root_dirs *rd)
 {
 	static const char *const names[] = {
-		"nvidia-smi", "nvidia-debugdump", "nvidia-persistenced", "nvidia-cuda-mps-control",
-		"nvidia-cuda-mps-server", "nvidia-imex", "nvidia-imex-ctl",
+	    "nvidia-smi",
+	    "nvidia-debugdump",
+	    "nvidia-persistenced",
+	    "nvidia-cuda-mps-control",
+	    "nvidia-cuda-mps-server",
+	    "nvidia-imex",
+	    "nvidia-imex-ctl",
 	};
 	/* The usual PATH, in its order: the first hit wins, as for a shell. */
 	static const char *const dirs[] = {
-		"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
+	    "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin",
 	};
 	int r;
 
@@ -370,7 +378,7 @@ static bool have_host(const struct mounts *m, size_t from, const char *host)
 
 static int add_firmware(struct mounts *m, struct root_dirs *rd, const char *version)
 {
-	static const char *const bases[] = { "/lib/firmware/nvidia", "/usr/lib/firmware/nvidia" };
+	static const char *const bases[] = {"/lib/firmware/nvidia", "/usr/lib/firmware/nvidia"};
 	size_t first = m->n;
 
 	for (size_t b = 0; b < ELEMENTSOF(bases); b++) {
@@ -399,7 +407,8 @@ static int add_firmware(struct mounts *m, struct root_dirs *rd, const char *vers
 			}
 			if (find_under(rd, path, S_IFREG, &host) < 0)
 				continue;
-			/* /lib → usr/lib (merged /usr): one file, mounted once, at the first path. */
+			/* /lib → usr/lib (merged /usr): one file, mounted once, at the first path.
+			 */
 			if (have_host(m, first, host))
 				continue;
 			r = mount_add(m, host, PRIO_FILE, 0, false, path, "", "");
@@ -417,13 +426,13 @@ static int add_ipc(struct mounts *m, struct root_dirs *host_rd, struct root_dirs
 		const char *path;
 		mode_t type;
 	} ipcs[] = {
-		{ "/run/nvidia-persistenced/socket", S_IFSOCK },
-		{ "/var/run/nvidia-persistenced/socket", S_IFSOCK },
-		{ "/run/nvidia-fabricmanager/socket", S_IFSOCK },
-		{ "/var/run/nvidia-fabricmanager/socket", S_IFSOCK },
-		{ "/tmp/nvidia-mps", S_IFDIR },
+	    {"/run/nvidia-persistenced/socket", S_IFSOCK},
+	    {"/var/run/nvidia-persistenced/socket", S_IFSOCK},
+	    {"/run/nvidia-fabricmanager/socket", S_IFSOCK},
+	    {"/var/run/nvidia-fabricmanager/socket", S_IFSOCK},
+	    {"/tmp/nvidia-mps", S_IFDIR},
 	};
-	struct root_dirs *rds[] = { host_rd, driver_rd };
+	struct root_dirs *rds[] = {host_rd, driver_rd};
 	size_t first = m->n;
 	int r;
 
@@ -464,19 +473,19 @@ static int add_configs(struct mounts *m, struct root_dirs *rd)
 		const char *dir;
 		const char *pattern;
 		const char *dest; /* container directory the relative path goes under */
-		bool at_root;     /* also searched at the driver root itself */
+		bool at_root;	  /* also searched at the driver root itself */
 	} configs[] = {
-		{ "glvnd/egl_vendor.d", "10_nvidia.json", "/usr/share", false },
-		{ "egl/egl_external_platform.d", "*nvidia*.json", "/usr/share", false },
-		{ "nvidia", "nvoptix.bin", "/usr/share", false },
-		{ "X11/xorg.conf.d", "10-nvidia.conf", "/usr/share", false },
-		{ "X11/xorg.conf.d", "nvidia-drm-outputclass.conf", "/usr/share", false },
-		{ "OpenCL/vendors", "nvidia.icd", "/etc", false },
-		{ "vulkan/icd.d", "nvidia_icd*.json", "/etc", true },
-		{ "vulkan/icd.d", "nvidia_layers.json", "/etc", true },
-		{ "vulkan/implicit_layer.d", "nvidia_layers.json", "/etc", true },
+	    {"glvnd/egl_vendor.d", "10_nvidia.json", "/usr/share", false},
+	    {"egl/egl_external_platform.d", "*nvidia*.json", "/usr/share", false},
+	    {"nvidia", "nvoptix.bin", "/usr/share", false},
+	    {"X11/xorg.conf.d", "10-nvidia.conf", "/usr/share", false},
+	    {"X11/xorg.conf.d", "nvidia-drm-outputclass.conf", "/usr/share", false},
+	    {"OpenCL/vendors", "nvidia.icd", "/etc", false},
+	    {"vulkan/icd.d", "nvidia_icd*.json", "/etc", true},
+	    {"vulkan/icd.d", "nvidia_layers.json", "/etc", true},
+	    {"vulkan/implicit_layer.d", "nvidia_layers.json", "/etc", true},
 	};
-	static const char *const bases[] = { "/etc", "/usr/local/share", "/usr/share", "" };
+	static const char *const bases[] = {"/etc", "/usr/local/share", "/usr/share", ""};
 
 	for (size_t c = 0; c < ELEMENTSOF(configs); c++) {
 		size_t first = m->n;
@@ -505,7 +514,8 @@ static int add_configs(struct mounts *m, struct root_dirs *rd)
 				bool taken = false;
 
 				if (asprintf(&path, "%s/%s", dir, names[i]) < 0 ||
-				    asprintf(&dest, "%s/%s/%s", configs[c].dest, configs[c].dir, names[i]) < 0) {
+				    asprintf(&dest, "%s/%s/%s", configs[c].dest, configs[c].dir,
+					     names[i]) < 0) {
 					r = cdi_fail(m->err, -ENOMEM, "out of memory");
 					break;
 				}
@@ -549,8 +559,8 @@ static int cmp_mount(const void *a, const void *b)
  */
 static json_t *options_json(bool ipc)
 {
-	static const char *const file_opts[] = { "ro", "nosuid", "nodev", "rbind", "rprivate" };
-	static const char *const ipc_opts[] = { "nosuid", "nodev", "rbind", "rprivate", "noexec" };
+	static const char *const file_opts[] = {"ro", "nosuid", "nodev", "rbind", "rprivate"};
+	static const char *const ipc_opts[] = {"nosuid", "nodev", "rbind", "rprivate", "noexec"};
 	const char *const *opts = ipc ? ipc_opts : file_opts;
 	json_t *a = json_array();
 
@@ -567,10 +577,10 @@ static json_t *options_json(bool ipc)
 int driver_mounts(const struct gen_host *host, const char *driver_version, json_t **ret_mounts,
 		  struct cdi_error *err)
 {
-	struct mounts m = { .err = err };
+	struct mounts m = {.err = err};
 	_cleanup_json_ json_t *out = NULL;
 	_cleanup_json_ json_t *file_opts = NULL, *ipc_opts = NULL;
-	struct root_dirs host_rd = { 0 }, driver_rd = { 0 };
+	struct root_dirs host_rd = {0}, driver_rd = {0};
 	int r;
 
 	if (!host || !driver_version || !*driver_version)
@@ -608,8 +618,10 @@ int driver_mounts(const struct gen_host *host, const char *driver_version, json_
 		o = json_object();
 		if (!o || json_array_append_new(out, o) < 0 ||
 		    /* both paths passed utf8_valid() in mount_add() */
-		    json_object_set_new_nocheck(o, "hostPath", json_string_nocheck(m.v[i].host)) < 0 ||
-		    json_object_set_new_nocheck(o, "containerPath", json_string_nocheck(m.v[i].container)) < 0 ||
+		    json_object_set_new_nocheck(o, "hostPath", json_string_nocheck(m.v[i].host)) <
+			0 ||
+		    json_object_set_new_nocheck(o, "containerPath",
+						json_string_nocheck(m.v[i].container)) < 0 ||
 		    json_object_set_nocheck(o, "options", m.v[i].ipc ? ipc_opts : file_opts) < 0) {
 			r = cdi_fail(err, -ENOMEM, "out of memory");
 			goto out;

@@ -24,18 +24,20 @@
 #include "problem.h"
 
 #define MAX_SYMLINKS 40
-#define MAX_DIRS 128    /* directories scanned, standard ones included */
-#define MAX_FILES 4096  /* distinct real files matched by name */
+#define MAX_DIRS 128   /* directories scanned, standard ones included */
+#define MAX_FILES 4096 /* distinct real files matched by name */
 
 #if defined(__x86_64__)
-const struct lib_abi lib_abi_64 = { "x86_64-linux-gnu", LDCACHE_ARCH_X86_64, ELFCLASS64, EM_X86_64 };
-static const struct lib_abi abi_32 = { "i386-linux-gnu", LDCACHE_ARCH_I386, ELFCLASS32, EM_386 };
+const struct lib_abi lib_abi_64 = {"x86_64-linux-gnu", LDCACHE_ARCH_X86_64, ELFCLASS64, EM_X86_64};
+static const struct lib_abi abi_32 = {"i386-linux-gnu", LDCACHE_ARCH_I386, ELFCLASS32, EM_386};
 const struct lib_abi *const lib_abi_32 = &abi_32;
 #elif defined(__aarch64__)
-const struct lib_abi lib_abi_64 = { "aarch64-linux-gnu", LDCACHE_ARCH_AARCH64, ELFCLASS64, EM_AARCH64 };
+const struct lib_abi lib_abi_64 = {"aarch64-linux-gnu", LDCACHE_ARCH_AARCH64, ELFCLASS64,
+				   EM_AARCH64};
 const struct lib_abi *const lib_abi_32 = NULL; /* NVIDIA ships no 32-bit Arm driver */
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-const struct lib_abi lib_abi_64 = { "powerpc64le-linux-gnu", LDCACHE_ARCH_PPC64, ELFCLASS64, EM_PPC64 };
+const struct lib_abi lib_abi_64 = {"powerpc64le-linux-gnu", LDCACHE_ARCH_PPC64, ELFCLASS64,
+				   EM_PPC64};
 const struct lib_abi *const lib_abi_32 = NULL;
 #else
 #error "cdikit knows the NVIDIA driver's library ABIs of x86-64, aarch64 and ppc64le only"
@@ -49,58 +51,61 @@ const struct lib_abi *const lib_abi_32 = NULL;
  * so no two overlap. own_version: versioned by their own project
  * (libnvidia-egl-wayland.so.1.1.13), not by the driver.
  */
-#define LIB(prefix, groups, own) { prefix, sizeof(prefix) - 1, groups, own }
+#define LIB(prefix, groups, own)                                                                   \
+	{                                                                                          \
+		prefix, sizeof(prefix) - 1, groups, own                                            \
+	}
 static const struct lib_name {
 	const char *prefix;
 	size_t len;
 	unsigned groups;
 	bool own_version;
 } lib_names[] = {
-	LIB("libnvidia-ml.so", LIB_UTILITY, false),
-	LIB("libnvidia-cfg.so", LIB_UTILITY, false),
-	LIB("libnvidia-nscq.so", LIB_UTILITY, false),
-	LIB("libnvidia-sandboxutils.so", LIB_UTILITY, false),
-	LIB("libcuda.so", LIB_COMPUTE, false),
-	LIB("libcudadebugger.so", LIB_COMPUTE, false),
-	LIB("libnvidia-opencl.so", LIB_COMPUTE, false),
-	LIB("libnvidia-gpucomp.so", LIB_COMPUTE, false),
-	LIB("libnvidia-ptxjitcompiler.so", LIB_COMPUTE, false),
-	LIB("libnvidia-fatbinaryloader.so", LIB_COMPUTE, false),
-	LIB("libnvidia-allocator.so", LIB_COMPUTE, false),
-	LIB("libnvidia-compiler.so", LIB_COMPUTE, false),
-	LIB("libnvidia-pkcs11.so", LIB_COMPUTE, false),
-	LIB("libnvidia-pkcs11-openssl3.so", LIB_COMPUTE, false),
-	LIB("libnvidia-nvvm.so", LIB_COMPUTE, false),
-	LIB("libnvidia-nvvm70.so", LIB_COMPUTE, true),
-	LIB("libnvidia-tileiras.so", LIB_COMPUTE, false),
-	LIB("libvdpau_nvidia.so", LIB_VIDEO, false),
-	LIB("libnvidia-encode.so", LIB_VIDEO, false),
-	LIB("libnvidia-opticalflow.so", LIB_VIDEO, false),
-	LIB("libnvcuvid.so", LIB_VIDEO, false),
-	LIB("libnvidia-eglcore.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-glcore.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-tls.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-glsi.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-fbc.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-ifr.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-rtcore.so", LIB_GRAPHICS, false),
-	LIB("libnvoptix.so", LIB_GRAPHICS, false),
-	LIB("libGLX_nvidia.so", LIB_GRAPHICS, false),
-	LIB("libEGL_nvidia.so", LIB_GRAPHICS, false),
-	LIB("libGLESv2_nvidia.so", LIB_GRAPHICS, false),
-	LIB("libGLESv1_CM_nvidia.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-glvkspirv.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-cbl.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-vulkan-producer.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-present.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-vksc-core.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-wayland-client.so", LIB_GRAPHICS, false),
-	LIB("libnvidia-egl-gbm.so", LIB_GRAPHICS, true),
-	LIB("libnvidia-egl-wayland.so", LIB_GRAPHICS, true),
-	LIB("libnvidia-egl-wayland2.so", LIB_GRAPHICS, true),
-	LIB("libnvidia-egl-xcb.so", LIB_GRAPHICS, true),
-	LIB("libnvidia-egl-xlib.so", LIB_GRAPHICS, true),
-	LIB("libnvidia-ngx.so", LIB_NGX, false),
+    LIB("libnvidia-ml.so", LIB_UTILITY, false),
+    LIB("libnvidia-cfg.so", LIB_UTILITY, false),
+    LIB("libnvidia-nscq.so", LIB_UTILITY, false),
+    LIB("libnvidia-sandboxutils.so", LIB_UTILITY, false),
+    LIB("libcuda.so", LIB_COMPUTE, false),
+    LIB("libcudadebugger.so", LIB_COMPUTE, false),
+    LIB("libnvidia-opencl.so", LIB_COMPUTE, false),
+    LIB("libnvidia-gpucomp.so", LIB_COMPUTE, false),
+    LIB("libnvidia-ptxjitcompiler.so", LIB_COMPUTE, false),
+    LIB("libnvidia-fatbinaryloader.so", LIB_COMPUTE, false),
+    LIB("libnvidia-allocator.so", LIB_COMPUTE, false),
+    LIB("libnvidia-compiler.so", LIB_COMPUTE, false),
+    LIB("libnvidia-pkcs11.so", LIB_COMPUTE, false),
+    LIB("libnvidia-pkcs11-openssl3.so", LIB_COMPUTE, false),
+    LIB("libnvidia-nvvm.so", LIB_COMPUTE, false),
+    LIB("libnvidia-nvvm70.so", LIB_COMPUTE, true),
+    LIB("libnvidia-tileiras.so", LIB_COMPUTE, false),
+    LIB("libvdpau_nvidia.so", LIB_VIDEO, false),
+    LIB("libnvidia-encode.so", LIB_VIDEO, false),
+    LIB("libnvidia-opticalflow.so", LIB_VIDEO, false),
+    LIB("libnvcuvid.so", LIB_VIDEO, false),
+    LIB("libnvidia-eglcore.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-glcore.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-tls.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-glsi.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-fbc.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-ifr.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-rtcore.so", LIB_GRAPHICS, false),
+    LIB("libnvoptix.so", LIB_GRAPHICS, false),
+    LIB("libGLX_nvidia.so", LIB_GRAPHICS, false),
+    LIB("libEGL_nvidia.so", LIB_GRAPHICS, false),
+    LIB("libGLESv2_nvidia.so", LIB_GRAPHICS, false),
+    LIB("libGLESv1_CM_nvidia.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-glvkspirv.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-cbl.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-vulkan-producer.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-present.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-vksc-core.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-wayland-client.so", LIB_GRAPHICS, false),
+    LIB("libnvidia-egl-gbm.so", LIB_GRAPHICS, true),
+    LIB("libnvidia-egl-wayland.so", LIB_GRAPHICS, true),
+    LIB("libnvidia-egl-wayland2.so", LIB_GRAPHICS, true),
+    LIB("libnvidia-egl-xcb.so", LIB_GRAPHICS, true),
+    LIB("libnvidia-egl-xlib.so", LIB_GRAPHICS, true),
+    LIB("libnvidia-ngx.so", LIB_NGX, false),
 };
 
 /* The table entry whose prefix name starts with ("libcuda.so" for "libcuda.so.1"), or NULL. */
@@ -173,7 +178,7 @@ static int resolve_from(const char *root, const char *real_prefix, const char *r
 			char **ret_path, struct stat *ret_st)
 {
 	char resolved[PATH_MAX], todo[PATH_MAX], next_todo[PATH_MAX], full[PATH_MAX],
-		target[PATH_MAX];
+	    target[PATH_MAX];
 	size_t rlen = strlen(real_prefix), root_len = strlen(root);
 	const char *p = todo;
 	unsigned links = 0;
@@ -206,7 +211,8 @@ static int resolve_from(const char *root, const char *real_prefix, const char *r
 		if (n == 1 && c[0] == '.')
 			continue;
 		if (n == 2 && c[0] == '.' && c[1] == '.') {
-			/* The resolved part is physical, so ".." is its parent; the root's parent is the root. */
+			/* The resolved part is physical, so ".." is its parent; the root's parent
+			 * is the root. */
 			while (rlen > 0 && resolved[rlen - 1] != '/')
 				rlen--;
 			if (rlen > 0)
@@ -233,7 +239,8 @@ static int resolve_from(const char *root, const char *real_prefix, const char *r
 				return negative_errno();
 			if (len == 0)
 				return -ENOENT;
-			if ((size_t)len >= sizeof(target) || (size_t)len + 1 + strlen(p) >= sizeof(next_todo))
+			if ((size_t)len >= sizeof(target) ||
+			    (size_t)len + 1 + strlen(p) >= sizeof(next_todo))
 				return -ENAMETOOLONG;
 			memcpy(next_todo, target, (size_t)len);
 			strcpy(next_todo + len, p); /* p is "" or starts with '/' */
@@ -311,7 +318,7 @@ static int root_dirs_remember(struct root_dirs *dirs, const char *path, size_t l
 		return -ENOMEM;
 	}
 	dirs->v = grown;
-	dirs->v[dirs->n++] = (struct root_dir_entry){ copy, len, real };
+	dirs->v[dirs->n++] = (struct root_dir_entry){copy, len, real};
 	return 0;
 }
 
@@ -386,7 +393,8 @@ struct real_file {
 	size_t n_links;
 };
 
-/* Names resolved in a real directory, so a link chain shared by the cache and the scan costs once. */
+/* Names resolved in a real directory, so a link chain shared by the cache and the scan costs once.
+ */
 #define MEMO_BUCKETS 512
 struct memo_node {
 	struct memo_node *next;
@@ -445,8 +453,8 @@ static unsigned hash_str(const char *str)
  * to a name in the same directory (libcuda.so → libcuda.so.1) resolves
  * through the memo too, so every file and link is looked at once per run.
  */
-static int resolve_in_dir(struct search *s, const char *real_dir, const char *name,
-			  unsigned depth, char **ret_real, struct stat *ret_st)
+static int resolve_in_dir(struct search *s, const char *real_dir, const char *name, unsigned depth,
+			  char **ret_real, struct stat *ret_st)
 {
 	char key[PATH_MAX], full[PATH_MAX], target[PATH_MAX];
 	struct memo_node *node;
@@ -492,7 +500,8 @@ static int resolve_in_dir(struct search *s, const char *real_dir, const char *na
 				if (target[0] == '/')
 					r = resolve_from(s->root, "", target, &real, &st);
 				else
-					r = resolve_in_dir(s, real_dir, target, depth + 1, &real, &st);
+					r = resolve_in_dir(s, real_dir, target, depth + 1, &real,
+							   &st);
 			}
 		}
 		if (r == -ENOMEM)
@@ -527,7 +536,8 @@ static int add_dir(struct search *s, const char *dir, size_t len)
 		if (strlen(s->dirs[i]) == len && strncmp(s->dirs[i], dir, len) == 0)
 			return 0;
 	if (s->n_dirs >= MAX_DIRS)
-		return 0; /* a pathological cache spreading libraries over >128 dirs: the rest is in the cache anyway */
+		return 0; /* a pathological cache spreading libraries over >128 dirs: the rest is in
+			     the cache anyway */
 	copy = strndup(dir, len);
 	if (!copy)
 		return cdi_fail(s->err, -ENOMEM, "out of memory");
@@ -570,7 +580,9 @@ static int add_file(struct search *s, char *real, const struct lib_name *ln, uns
 
 		if (s->n_files >= MAX_FILES) {
 			free(real);
-			return cdi_fail(s->err, -E2BIG, "more than %u files named like driver libraries", MAX_FILES);
+			return cdi_fail(s->err, -E2BIG,
+					"more than %u files named like driver libraries",
+					MAX_FILES);
 		}
 		grown = realloc(s->files, (s->n_files + 1) * sizeof(*grown));
 		if (!grown) {
@@ -579,7 +591,7 @@ static int add_file(struct search *s, char *real, const struct lib_name *ln, uns
 		}
 		s->files = grown;
 		f = &s->files[s->n_files++];
-		*f = (struct real_file){ .path = real, .ln = ln, .rank = rank };
+		*f = (struct real_file){.path = real, .ln = ln, .rank = rank};
 	}
 	if (rank < f->rank)
 		f->rank = rank;
@@ -651,9 +663,10 @@ static int scan_cache(struct search *s)
 		struct stat st;
 		size_t plen;
 
-		/* The cache's flags choose the entries of our ABIs; the ELF header decides later. */
-		if (!ldcache_entry_is_elf(e) ||
-		    (arch != lib_abi_64.cache_arch && !(lib_abi_32 && arch == lib_abi_32->cache_arch)))
+		/* The cache's flags choose the entries of our ABIs; the ELF header decides later.
+		 */
+		if (!ldcache_entry_is_elf(e) || (arch != lib_abi_64.cache_arch &&
+						 !(lib_abi_32 && arch == lib_abi_32->cache_arch)))
 			continue;
 		ln = lib_name_match(e->key);
 		if (!ln || e->value[0] != '/')
@@ -663,7 +676,8 @@ static int scan_cache(struct search *s)
 			continue;
 		memcpy(dir, e->value, plen);
 		strcpy(dir + plen, "/vdpau");
-		/* The directory the cache names may hold names the cache omits (vdpau/, .so links). */
+		/* The directory the cache names may hold names the cache omits (vdpau/, .so links).
+		 */
 		r = add_dir_path(s, dir, NULL);
 		if (r < 0)
 			return r;
@@ -747,11 +761,13 @@ static int scan_dir(struct search *s, const char *dir)
 			continue; /* a dangling link */
 		}
 		plen = parent_len(real);
-		/* A symlink in the same directory as its file is a name the host gives the library. */
+		/* A symlink in the same directory as its file is a name the host gives the library.
+		 */
 		if (strcmp(base_name(real), names[i]) != 0 && plen == strlen(dir) &&
 		    strncmp(real, dir, plen) == 0)
 			link = names[i];
-		else if (strcmp(dir, "/") == 0 && plen == 0 && strcmp(base_name(real), names[i]) != 0)
+		else if (strcmp(dir, "/") == 0 && plen == 0 &&
+			 strcmp(base_name(real), names[i]) != 0)
 			link = names[i];
 		r = take_candidate(s, ln, real, &st, s->next_rank++, false, link);
 		if (r < 0)
@@ -767,8 +783,8 @@ out:
 /* The standard library directories of both ABIs, as a host may lay them out. */
 static int add_standard_dirs(struct search *s)
 {
-	const char *fixed[] = { "/usr/lib64", "/lib64", "/usr/lib32", "/usr/lib", "/lib" };
-	const struct lib_abi *abis[] = { &lib_abi_64, lib_abi_32 };
+	const char *fixed[] = {"/usr/lib64", "/lib64", "/usr/lib32", "/usr/lib", "/lib"};
+	const struct lib_abi *abis[] = {&lib_abi_64, lib_abi_32};
 	char path[PATH_MAX];
 	int r;
 
@@ -780,7 +796,9 @@ static int add_standard_dirs(struct search *s)
 				continue;
 			for (int usr = 0; usr < 2; usr++)
 				for (int current = 0; current < 2; current++) {
-					snprintf(path, sizeof(path), "%s/lib/%s%s%s", usr ? "" : "/usr", abis[a]->multiarch, current ? "/nvidia/current" : "", suffix);
+					snprintf(path, sizeof(path), "%s/lib/%s%s%s",
+						 usr ? "" : "/usr", abis[a]->multiarch,
+						 current ? "/nvidia/current" : "", suffix);
 					r = add_dir_path(s, path, NULL);
 					if (r < 0)
 						return r;
@@ -800,13 +818,14 @@ static int add_standard_dirs(struct search *s)
 static int check_file(struct search *s, struct real_file *f, struct driver_lib *lib)
 {
 	_cleanup_free_ char *full = NULL;
-	struct elf_info info = { 0 };
+	struct elf_info info = {0};
 	const char *name = base_name(f->path);
 	bool is32;
 	int r;
 
 	if (f->ln->own_version) {
-		/* No driver version to tell the current copy from stale ones: take what the host links. */
+		/* No driver version to tell the current copy from stale ones: take what the host
+		 * links. */
 		if (!has_own_version(name, f->ln) || (!f->from_cache && f->n_links == 0))
 			return 0;
 	} else if (!has_driver_version(name, f->ln, s->version))
@@ -828,16 +847,17 @@ static int check_file(struct search *s, struct real_file *f, struct driver_lib *
 	}
 
 	*lib = (struct driver_lib){
-		.path = TAKE_PTR(f->path),
-		.links = TAKE_PTR(f->links),
-		.n_links = f->n_links,
-		.prefix = f->ln->prefix,
-		.groups = f->ln->groups,
-		.is32 = is32,
-		.rank = f->rank,
+	    .path = TAKE_PTR(f->path),
+	    .links = TAKE_PTR(f->links),
+	    .n_links = f->n_links,
+	    .prefix = f->ln->prefix,
+	    .groups = f->ln->groups,
+	    .is32 = is32,
+	    .rank = f->rank,
 	};
 	f->n_links = 0;
-	/* A soname that is not the library's own name would shadow another library in the container. */
+	/* A soname that is not the library's own name would shadow another library in the
+	 * container. */
 	if (info.soname && lib_name_match(info.soname) == f->ln)
 		lib->soname = TAKE_PTR(info.soname);
 	elf_info_clear(&info);
@@ -869,13 +889,13 @@ void driver_libs_clear(struct driver_libs *libs)
 		free(l->links);
 	}
 	free(libs->libs);
-	*libs = (struct driver_libs){ 0 };
+	*libs = (struct driver_libs){0};
 }
 
 int driver_libs_find(const char *driver_root, const char *version, struct driver_libs *ret,
 		     struct cdi_error *err)
 {
-	struct root_dirs rd = { .root = driver_root ? driver_root : "" };
+	struct root_dirs rd = {.root = driver_root ? driver_root : ""};
 	int r = driver_libs_find_in(&rd, version, ret, err);
 
 	root_dirs_clear(&rd);
@@ -885,12 +905,14 @@ int driver_libs_find(const char *driver_root, const char *version, struct driver
 int driver_libs_find_in(struct root_dirs *rd, const char *version, struct driver_libs *ret,
 			struct cdi_error *err)
 {
-	struct search s = { .root = rd->root ? rd->root : "", .rd = rd, .version = version, .err = err };
-	struct driver_libs out = { 0 };
+	struct search s = {
+	    .root = rd->root ? rd->root : "", .rd = rd, .version = version, .err = err};
+	struct driver_libs out = {0};
 	int r;
 
 	if (!version || !*version || strchr(version, '/'))
-		return cdi_fail(err, -EINVAL, "driver version \"%s\" is not a version", version ? version : "");
+		return cdi_fail(err, -EINVAL, "driver version \"%s\" is not a version",
+				version ? version : "");
 
 	r = scan_cache(&s);
 	if (r < 0)
@@ -898,7 +920,8 @@ int driver_libs_find_in(struct root_dirs *rd, const char *version, struct driver
 	r = add_standard_dirs(&s);
 	if (r < 0)
 		goto out;
-	/* take_candidate() queues the directory of each file found, so the list grows while scanned. */
+	/* take_candidate() queues the directory of each file found, so the list grows while
+	 * scanned. */
 	for (size_t i = 0; i < s.n_dirs; i++) {
 		r = scan_dir(&s, s.dirs[i]);
 		if (r < 0)
@@ -919,7 +942,7 @@ int driver_libs_find_in(struct root_dirs *rd, const char *version, struct driver
 	}
 	qsort(out.libs, out.n_libs, sizeof(*out.libs), cmp_lib);
 	*ret = out;
-	out = (struct driver_libs){ 0 };
+	out = (struct driver_libs){0};
 	r = 0;
 out:
 	driver_libs_clear(&out);

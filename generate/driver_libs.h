@@ -21,23 +21,24 @@ enum {
 
 /* The library ABIs of the machine cdikit was built for: 64-bit and, where one exists, 32-bit. */
 struct lib_abi {
-	const char *multiarch;  /* Debian multiarch triplet: "x86_64-linux-gnu" */
-	unsigned cache_arch;    /* ld.so.cache flag bits: LDCACHE_ARCH_X86_64 */
+	const char *multiarch;	 /* Debian multiarch triplet: "x86_64-linux-gnu" */
+	unsigned cache_arch;	 /* ld.so.cache flag bits: LDCACHE_ARCH_X86_64 */
 	unsigned char elf_class; /* ELFCLASS64 */
-	uint16_t machine;       /* EM_X86_64 */
+	uint16_t machine;	 /* EM_X86_64 */
 };
 extern const struct lib_abi lib_abi_64;
 extern const struct lib_abi *const lib_abi_32; /* NULL when the machine has no 32-bit ABI */
 
 struct driver_lib {
-	char *path;          /* the real file, inside the root: /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15 */
-	char *soname;        /* DT_SONAME ("libcuda.so.1"), NULL when the file has none */
-	char **links;        /* names of host symlinks in the same directory resolving to path, sorted */
+	char *path;   /* the real file, inside the root:
+			 /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15 */
+	char *soname; /* DT_SONAME ("libcuda.so.1"), NULL when the file has none */
+	char **links; /* names of host symlinks in the same directory resolving to path, sorted */
 	size_t n_links;
-	const char *prefix;  /* the table name it matched ("libcuda.so"), static */
-	unsigned groups;     /* LIB_* */
-	bool is32;           /* the 32-bit ABI (cache flags and ELF class agree) */
-	unsigned rank;       /* discovery order: ld.so.cache order first, then the directory scan */
+	const char *prefix; /* the table name it matched ("libcuda.so"), static */
+	unsigned groups;    /* LIB_* */
+	bool is32;	    /* the 32-bit ABI (cache flags and ELF class agree) */
+	unsigned rank;	    /* discovery order: ld.so.cache order first, then the directory scan */
 };
 
 struct driver_libs {

@@ -55,7 +55,10 @@ static int read_at(const struct reader *r, uint64_t off, size_t len, void *buf, 
 	size_t got = 0;
 
 	if (off > r->size || len > r->size - off)
-		return cdi_fail(r->err, -EINVAL, "%s: %s (%zu bytes at offset %llu) is outside the %llu-byte file", r->path, what, len, (unsigned long long)off, (unsigned long long)r->size);
+		return cdi_fail(r->err, -EINVAL,
+				"%s: %s (%zu bytes at offset %llu) is outside the %llu-byte file",
+				r->path, what, len, (unsigned long long)off,
+				(unsigned long long)r->size);
 	if (off <= r->head_len && len <= r->head_len - off) {
 		memcpy(buf, r->head + off, len);
 		return 0;
@@ -71,7 +74,8 @@ static int read_at(const struct reader *r, uint64_t off, size_t len, void *buf, 
 			return cdi_fail(r->err, e, "%s: read error: %s", r->path, strerror(-e));
 		}
 		if (n == 0)
-			return cdi_fail(r->err, -EINVAL, "%s: %s: file shrank while reading", r->path, what);
+			return cdi_fail(r->err, -EINVAL, "%s: %s: file shrank while reading",
+					r->path, what);
 		got += (size_t)n;
 	}
 	return 0;
@@ -141,9 +145,11 @@ static int read_table(const struct reader *r, uint64_t off, uint16_t n, uint16_t
 	int e;
 
 	if (entsize < min_entsize)
-		return cdi_fail(r->err, -EINVAL, "%s: %s entry size %u is smaller than %zu", r->path, what, entsize, min_entsize);
+		return cdi_fail(r->err, -EINVAL, "%s: %s entry size %u is smaller than %zu",
+				r->path, what, entsize, min_entsize);
 	if (n > ELF_MAX_HEADERS)
-		return cdi_fail(r->err, -EINVAL, "%s: %u %s, more than the limit of %u", r->path, n, what, ELF_MAX_HEADERS);
+		return cdi_fail(r->err, -EINVAL, "%s: %u %s, more than the limit of %u", r->path, n,
+				what, ELF_MAX_HEADERS);
 	buf = malloc((size_t)n * entsize + 1);
 	if (!buf)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
@@ -167,7 +173,8 @@ static int locate_by_segments(const struct reader *r, uint64_t phoff, uint16_t p
 
 	if (phnum == 0)
 		return 0;
-	e = read_table(r, phoff, phnum, phentsize, r->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), "program headers", &tab);
+	e = read_table(r, phoff, phnum, phentsize,
+		       r->is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr), "program headers", &tab);
 	if (e < 0)
 		return e;
 	loads = calloc(phnum, sizeof(*loads));
@@ -179,7 +186,7 @@ static int locate_by_segments(const struct reader *r, uint64_t phoff, uint16_t p
 
 		phdr_get(r, tab + (size_t)i * phentsize, &type, &offset, &vaddr, &filesz);
 		if (type == PT_LOAD)
-			loads[n_loads++] = (struct load_seg){ vaddr, offset, filesz };
+			loads[n_loads++] = (struct load_seg){vaddr, offset, filesz};
 		else if (type == PT_DYNAMIC && !found) {
 			loc->dyn_off = offset;
 			loc->dyn_size = filesz;
@@ -214,12 +221,18 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 		if (type != SHT_DYNAMIC)
 			continue;
 		if (link == 0 || link >= shnum)
-			return cdi_fail(r->err, -EINVAL, "%s: dynamic section %u links to section %u of %u", r->path, i, link, shnum);
+			return cdi_fail(r->err, -EINVAL,
+					"%s: dynamic section %u links to section %u of %u", r->path,
+					i, link, shnum);
 		loc->dyn_off = offset;
 		loc->dyn_size = size;
-		shdr_get(r, tab + (size_t)link * shentsize, &stype, &loc->str_off, &loc->str_size, &slink);
+		shdr_get(r, tab + (size_t)link * shentsize, &stype, &loc->str_off, &loc->str_size,
+			 &slink);
 		if (stype != SHT_STRTAB)
-			return cdi_fail(r->err, -EINVAL, "%s: dynamic section %u links to section %u, which is not a string table", r->path, i, link);
+			return cdi_fail(
+			    r->err, -EINVAL,
+			    "%s: dynamic section %u links to section %u, which is not a string table",
+			    r->path, i, link);
 		loc->str_is_addr = false;
 		return 1;
 	}
@@ -239,9 +252,13 @@ static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64
 	int e;
 
 	if (idx >= loc->str_size)
-		return cdi_fail(r->err, -EINVAL, "%s: %s at string offset %llu, past the %llu-byte string table", r->path, what, (unsigned long long)idx, (unsigned long long)loc->str_size);
+		return cdi_fail(r->err, -EINVAL,
+				"%s: %s at string offset %llu, past the %llu-byte string table",
+				r->path, what, (unsigned long long)idx,
+				(unsigned long long)loc->str_size);
 	if (loc->str_off > r->size || idx >= r->size - loc->str_off)
-		return cdi_fail(r->err, -EINVAL, "%s: %s at string offset %llu is outside the file", r->path, what, (unsigned long long)idx);
+		return cdi_fail(r->err, -EINVAL, "%s: %s at string offset %llu is outside the file",
+				r->path, what, (unsigned long long)idx);
 	len = loc->str_size - idx < sizeof(buf) ? (size_t)(loc->str_size - idx) : sizeof(buf);
 	if (len > r->size - loc->str_off - idx)
 		len = (size_t)(r->size - loc->str_off - idx);
@@ -257,7 +274,9 @@ static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64
 		nul = memchr(buf + first, '\0', len - first);
 	}
 	if (!nul)
-		return cdi_fail(r->err, -EINVAL, "%s: %s at string offset %llu is not terminated within %zu bytes", r->path, what, (unsigned long long)idx, len);
+		return cdi_fail(r->err, -EINVAL,
+				"%s: %s at string offset %llu is not terminated within %zu bytes",
+				r->path, what, (unsigned long long)idx, len);
 	*ret = strdup(buf);
 	if (!*ret)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
@@ -277,7 +296,9 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 
 	n = loc->dyn_size / entsize;
 	if (n > ELF_MAX_DYNAMIC)
-		return cdi_fail(r->err, -EINVAL, "%s: dynamic section of %llu entries, more than the limit of %u", r->path, (unsigned long long)n, ELF_MAX_DYNAMIC);
+		return cdi_fail(r->err, -EINVAL,
+				"%s: dynamic section of %llu entries, more than the limit of %u",
+				r->path, (unsigned long long)n, ELF_MAX_DYNAMIC);
 	dyn = malloc(n * entsize + 1);
 	if (!dyn)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
@@ -319,7 +340,9 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 			if (!(flags & ELF_READ_NEEDED))
 				break;
 			if (n_needed >= ELF_MAX_NEEDED)
-				return cdi_fail(r->err, -EINVAL, "%s: more than %u DT_NEEDED entries", r->path, ELF_MAX_NEEDED);
+				return cdi_fail(r->err, -EINVAL,
+						"%s: more than %u DT_NEEDED entries", r->path,
+						ELF_MAX_NEEDED);
 			needed[n_needed++] = val;
 			break;
 		case DT_STRTAB:
@@ -339,14 +362,18 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 		const struct load_seg *seg = NULL;
 
 		if (!has_strtab)
-			return cdi_fail(r->err, -EINVAL, "%s: dynamic section names strings but has no DT_STRTAB", r->path);
+			return cdi_fail(r->err, -EINVAL,
+					"%s: dynamic section names strings but has no DT_STRTAB",
+					r->path);
 		for (size_t i = 0; i < n_loads; i++)
 			if (loads[i].vaddr <= strtab && strtab - loads[i].vaddr < loads[i].filesz) {
 				seg = &loads[i];
 				break;
 			}
 		if (!seg)
-			return cdi_fail(r->err, -EINVAL, "%s: DT_STRTAB address 0x%llx is in no loaded segment", r->path, (unsigned long long)strtab);
+			return cdi_fail(r->err, -EINVAL,
+					"%s: DT_STRTAB address 0x%llx is in no loaded segment",
+					r->path, (unsigned long long)strtab);
 		loc->str_off = seg->offset + (strtab - seg->vaddr);
 		loc->str_size = seg->filesz - (strtab - seg->vaddr);
 		if (has_strsz && strsz < loc->str_size)
@@ -355,7 +382,9 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 			return cdi_fail(r->err, -EINVAL, "%s: DT_STRTAB offset overflows", r->path);
 	}
 	if (loc->str_off > r->size)
-		return cdi_fail(r->err, -EINVAL, "%s: dynamic string table at offset %llu is outside the file", r->path, (unsigned long long)loc->str_off);
+		return cdi_fail(r->err, -EINVAL,
+				"%s: dynamic string table at offset %llu is outside the file",
+				r->path, (unsigned long long)loc->str_off);
 
 	if (has_soname) {
 		e = read_string(r, loc, soname, "DT_SONAME", &info->soname);
@@ -384,17 +413,17 @@ void elf_info_clear(struct elf_info *info)
 	for (size_t i = 0; i < info->n_needed; i++)
 		free(info->needed[i]);
 	free(info->needed);
-	*info = (struct elf_info){ 0 };
+	*info = (struct elf_info){0};
 }
 
 int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 		struct cdi_error *err)
 {
-	struct reader r = { .fd = fd, .path = path ? path : "ELF file", .err = err };
-	struct elf_info info = { 0 };
+	struct reader r = {.fd = fd, .path = path ? path : "ELF file", .err = err};
+	struct elf_info info = {0};
 	_cleanup_free_ struct load_seg *loads = NULL;
 	unsigned char ident[EI_NIDENT];
-	struct dyn_loc loc = { 0 };
+	struct dyn_loc loc = {0};
 	uint64_t phoff, shoff;
 	uint16_t phnum, phentsize, shnum, shentsize;
 	size_t n_loads = 0;
@@ -410,7 +439,8 @@ int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 	r.size = (uint64_t)st.st_size;
 
 	if (r.size < EI_NIDENT)
-		return cdi_fail(err, -EINVAL, "%s: not an ELF file (%llu bytes)", r.path, (unsigned long long)r.size);
+		return cdi_fail(err, -EINVAL, "%s: not an ELF file (%llu bytes)", r.path,
+				(unsigned long long)r.size);
 	e = read_at(&r, 0, r.size < HEAD_SIZE ? (size_t)r.size : HEAD_SIZE, r.head, "ELF headers");
 	if (e < 0)
 		return e;
@@ -423,7 +453,8 @@ int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64)
 		return cdi_fail(err, -EINVAL, "%s: unknown ELF class %u", r.path, ident[EI_CLASS]);
 	if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)
-		return cdi_fail(err, -EINVAL, "%s: unknown ELF byte order %u", r.path, ident[EI_DATA]);
+		return cdi_fail(err, -EINVAL, "%s: unknown ELF byte order %u", r.path,
+				ident[EI_DATA]);
 	r.is64 = ident[EI_CLASS] == ELFCLASS64;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	r.swap = ident[EI_DATA] == ELFDATA2MSB;

@@ -9,19 +9,19 @@
 #include <cdi/error.h>
 
 /* Caps on what a file may make us read. */
-#define ELF_MAX_HEADERS 4096     /* program or section headers */
-#define ELF_MAX_DYNAMIC 65536    /* entries of the dynamic section */
-#define ELF_MAX_STRING 4096      /* one soname / needed name */
+#define ELF_MAX_HEADERS 4096  /* program or section headers */
+#define ELF_MAX_DYNAMIC 65536 /* entries of the dynamic section */
+#define ELF_MAX_STRING 4096   /* one soname / needed name */
 #define ELF_MAX_NEEDED 1024
 
 struct elf_info {
 	unsigned char elf_class; /* ELFCLASS32 or ELFCLASS64 */
-	unsigned char data;      /* ELFDATA2LSB or ELFDATA2MSB */
-	uint16_t type;           /* ET_DYN, ET_EXEC, ... */
-	uint16_t machine;        /* EM_X86_64, EM_386, EM_AARCH64, ... */
-	int has_dynamic;         /* a dynamic section was found */
-	char *soname;            /* DT_SONAME, NULL when absent */
-	char **needed;           /* DT_NEEDED names, in file order */
+	unsigned char data;	 /* ELFDATA2LSB or ELFDATA2MSB */
+	uint16_t type;		 /* ET_DYN, ET_EXEC, ... */
+	uint16_t machine;	 /* EM_X86_64, EM_386, EM_AARCH64, ... */
+	int has_dynamic;	 /* a dynamic section was found */
+	char *soname;		 /* DT_SONAME, NULL when absent */
+	char **needed;		 /* DT_NEEDED names, in file order */
 	size_t n_needed;
 };
 

@@ -118,12 +118,18 @@ static int find_new_header(const char *d, size_t size, const char *name, size_t 
 		return 0;
 	}
 	if (size < OLD_MAGIC_LEN || memcmp(d, OLD_MAGIC, OLD_MAGIC_LEN) != 0)
-		return cdi_fail(err, -EINVAL, "%s: not an ld.so.cache (no glibc-ld.so.cache1.1 or ld.so-1.7.0 magic)", name);
+		return cdi_fail(
+		    err, -EINVAL,
+		    "%s: not an ld.so.cache (no glibc-ld.so.cache1.1 or ld.so-1.7.0 magic)", name);
 	if (size < OLD_HEADER_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: truncated in the ld.so-1.7.0 header (%zu bytes)", name, size);
+		return cdi_fail(err, -EINVAL, "%s: truncated in the ld.so-1.7.0 header (%zu bytes)",
+				name, size);
 	nlibs = rd32(d + 12);
 	if (nlibs > (size - OLD_HEADER_SIZE) / OLD_ENTRY_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: ld.so-1.7.0 header lists %u entries, more than the %zu-byte file holds", name, nlibs, size);
+		return cdi_fail(
+		    err, -EINVAL,
+		    "%s: ld.so-1.7.0 header lists %u entries, more than the %zu-byte file holds",
+		    name, nlibs, size);
 	off = OLD_HEADER_SIZE + (size_t)nlibs * OLD_ENTRY_SIZE;
 	/*
 	 * ldconfig aligns the new header to the alignment of its entries
@@ -134,7 +140,10 @@ static int find_new_header(const char *d, size_t size, const char *name, size_t 
 	    memcmp(d + aligned, NEW_MAGIC, NEW_MAGIC_LEN) == 0)
 		off = aligned;
 	else if (!(size - off >= NEW_MAGIC_LEN && memcmp(d + off, NEW_MAGIC, NEW_MAGIC_LEN) == 0))
-		return cdi_fail(err, -EINVAL, "%s: no glibc-ld.so.cache1.1 header after the %u ld.so-1.7.0 entries (libc5-only caches are not supported)", name, nlibs);
+		return cdi_fail(
+		    err, -EINVAL,
+		    "%s: no glibc-ld.so.cache1.1 header after the %u ld.so-1.7.0 entries (libc5-only caches are not supported)",
+		    name, nlibs);
 	*ret_off = off;
 	*ret_old = 1;
 	return 0;
@@ -156,18 +165,27 @@ static int parse_extensions(struct ldcache *c, const char *base, size_t avail, u
 	uint32_t count;
 
 	if (ext_off % 4 != 0 || ext_off > avail || avail - ext_off < EXT_HEADER_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: extension directory at offset %u is outside the file", name, ext_off);
+		return cdi_fail(err, -EINVAL,
+				"%s: extension directory at offset %u is outside the file", name,
+				ext_off);
 	if (rd32(base + ext_off) != EXT_MAGIC)
-		return cdi_fail(err, -EINVAL, "%s: bad extension directory magic at offset %u", name, ext_off);
+		return cdi_fail(err, -EINVAL, "%s: bad extension directory magic at offset %u",
+				name, ext_off);
 	count = rd32(base + ext_off + 4);
 	if (count > (avail - ext_off - EXT_HEADER_SIZE) / EXT_SECTION_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: extension directory lists %u sections, more than the file holds", name, count);
+		return cdi_fail(
+		    err, -EINVAL,
+		    "%s: extension directory lists %u sections, more than the file holds", name,
+		    count);
 	for (uint32_t i = 0; i < count; i++) {
 		const char *s = base + ext_off + EXT_HEADER_SIZE + (size_t)i * EXT_SECTION_SIZE;
 		uint32_t tag = rd32(s), off = rd32(s + 8), len = rd32(s + 12);
 
 		if (off > avail || len > avail - off)
-			return cdi_fail(err, -EINVAL, "%s: extension section %u (tag %u) at offset %u, %u bytes, is outside the file", name, i, tag, off, len);
+			return cdi_fail(
+			    err, -EINVAL,
+			    "%s: extension section %u (tag %u) at offset %u, %u bytes, is outside the file",
+			    name, i, tag, off, len);
 		if (tag == EXT_TAG_GENERATOR) {
 			c->generator = base + off;
 			c->generator_len = len;
@@ -191,7 +209,9 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 	base = c->data + off;
 	avail = c->size - off;
 	if (avail < NEW_HEADER_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: truncated in the glibc-ld.so.cache header at offset %zu", name, off);
+		return cdi_fail(err, -EINVAL,
+				"%s: truncated in the glibc-ld.so.cache header at offset %zu", name,
+				off);
 
 	endian = (unsigned char)base[NEW_OFF_FLAGS];
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
@@ -199,16 +219,23 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 #else
 	if (endian != ENDIAN_UNSET && endian != ENDIAN_BIG)
 #endif
-		return cdi_fail(err, -EINVAL, "%s: written for the other byte order or corrupt (flags %u)", name, endian);
+		return cdi_fail(err, -EINVAL,
+				"%s: written for the other byte order or corrupt (flags %u)", name,
+				endian);
 
 	nlibs = rd32(base + NEW_OFF_NLIBS);
 	len_strings = rd32(base + NEW_OFF_LEN_STRINGS);
 	ext_off = rd32(base + NEW_OFF_EXTENSION);
 	if (nlibs > (avail - NEW_HEADER_SIZE) / NEW_ENTRY_SIZE)
-		return cdi_fail(err, -EINVAL, "%s: header lists %u entries, more than the %zu-byte file holds", name, nlibs, c->size);
+		return cdi_fail(err, -EINVAL,
+				"%s: header lists %u entries, more than the %zu-byte file holds",
+				name, nlibs, c->size);
 	strings_lo = NEW_HEADER_SIZE + (size_t)nlibs * NEW_ENTRY_SIZE;
 	if (len_strings > avail - strings_lo)
-		return cdi_fail(err, -EINVAL, "%s: string table of %u bytes at offset %zu runs past the end of the file (%zu bytes)", name, len_strings, off + strings_lo, c->size);
+		return cdi_fail(
+		    err, -EINVAL,
+		    "%s: string table of %u bytes at offset %zu runs past the end of the file (%zu bytes)",
+		    name, len_strings, off + strings_lo, c->size);
 	strings_hi = strings_lo + len_strings;
 
 	c->entries = calloc(nlibs ? nlibs : 1, sizeof(*c->entries));
@@ -224,7 +251,11 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 		out->key = string_at(base, key, strings_lo, strings_hi);
 		out->value = string_at(base, value, strings_lo, strings_hi);
 		if (!out->key || !out->value)
-			return cdi_fail(err, -EINVAL, "%s: entry %u: %s offset %u is outside the string table [%zu, %zu) or not terminated", name, i, out->key ? "value" : "key", out->key ? value : key, strings_lo, strings_hi);
+			return cdi_fail(
+			    err, -EINVAL,
+			    "%s: entry %u: %s offset %u is outside the string table [%zu, %zu) or not terminated",
+			    name, i, out->key ? "value" : "key", out->key ? value : key, strings_lo,
+			    strings_hi);
 	}
 	c->n_entries = nlibs;
 
@@ -264,7 +295,8 @@ int ldcache_parse(const void *data, size_t size, const char *name, struct ldcach
 	if (!name)
 		name = "ld.so.cache";
 	if (size > LDCACHE_MAX_SIZE)
-		return cdi_fail(err, -EFBIG, "%s: %zu bytes, more than the %u-byte limit", name, size, LDCACHE_MAX_SIZE);
+		return cdi_fail(err, -EFBIG, "%s: %zu bytes, more than the %u-byte limit", name,
+				size, LDCACHE_MAX_SIZE);
 	/* At least one byte, so an empty cache is still a valid allocation. */
 	copy = malloc(size ? size : 1);
 	if (!copy)
@@ -297,7 +329,8 @@ int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err)
 	if (!S_ISREG(st.st_mode))
 		return cdi_fail(err, -EINVAL, "%s: not a regular file", path);
 	if (st.st_size < 0 || (uint64_t)st.st_size > LDCACHE_MAX_SIZE)
-		return cdi_fail(err, -EFBIG, "%s: %lld bytes, more than the %u-byte limit", path, (long long)st.st_size, LDCACHE_MAX_SIZE);
+		return cdi_fail(err, -EFBIG, "%s: %lld bytes, more than the %u-byte limit", path,
+				(long long)st.st_size, LDCACHE_MAX_SIZE);
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf)
 		return cdi_fail(err, -ENOMEM, "%s: out of memory", path);

@@ -34,7 +34,7 @@ struct ldcache {
 	size_t size;
 	struct ldcache_entry *entries; /* in cache order (the order the linker searches) */
 	size_t n_entries;
-	int old_format;       /* 1 when the file started with the ld.so-1.7.0 (libc5) header */
+	int old_format;	       /* 1 when the file started with the ld.so-1.7.0 (libc5) header */
 	const char *generator; /* ldconfig's self-description (extension section), or NULL */
 	size_t generator_len;  /* not NUL-terminated in the file */
 };

@@ -46,11 +46,12 @@ static void sh(const char *fmt, ...)
 
 static void make_socket(const char *rel)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	cr_assert(fd >= 0);
-	cr_assert_lt(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s%s", root, rel), (int)sizeof(sa.sun_path));
+	cr_assert_lt(snprintf(sa.sun_path, sizeof(sa.sun_path), "%s%s", root, rel),
+		     (int)sizeof(sa.sun_path));
 	cr_assert_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0, "bind %s", sa.sun_path);
 	close(fd);
 }
@@ -67,42 +68,64 @@ static void build_host(void)
 	   /* merged /usr: /lib and /var/run are links */
 	   "ln -s usr/lib \"$R/lib\"; mkdir -p \"$R/run\" \"$R/var\" \"$R/tmp\"; ln -s ../run \"$R/var/run\"; "
 	   /* libcuda with both links, and a stale 535 copy */
-	   "so64 $L/libcuda.so." VER " libcuda.so.1; ln -s libcuda.so." VER " $R$L/libcuda.so.1; ln -s libcuda.so.1 $R$L/libcuda.so; "
+	   "so64 $L/libcuda.so." VER " libcuda.so.1; ln -s libcuda.so." VER
+	   " $R$L/libcuda.so.1; ln -s libcuda.so.1 $R$L/libcuda.so; "
 	   "so64 $L/libcuda.so.535.104.05 libcuda.so.1; "
 	   /* an absolute link inside the root */
-	   "so64 $L/libnvidia-ml.so." VER " libnvidia-ml.so.1; ln -s $L/libnvidia-ml.so." VER " $R$L/libnvidia-ml.so.1; "
-	   "so64 $L/libnvidia-ptxjitcompiler.so." VER " libnvidia-ptxjitcompiler.so.1; ln -s libnvidia-ptxjitcompiler.so." VER " $R$L/libnvidia-ptxjitcompiler.so.1; "
-	   "so64 $L/libGLX_nvidia.so." VER " libGLX_nvidia.so.0; ln -s libGLX_nvidia.so." VER " $R$L/libGLX_nvidia.so.0; "
+	   "so64 $L/libnvidia-ml.so." VER " libnvidia-ml.so.1; ln -s $L/libnvidia-ml.so." VER
+	   " $R$L/libnvidia-ml.so.1; "
+	   "so64 $L/libnvidia-ptxjitcompiler.so." VER
+	   " libnvidia-ptxjitcompiler.so.1; ln -s libnvidia-ptxjitcompiler.so." VER
+	   " $R$L/libnvidia-ptxjitcompiler.so.1; "
+	   "so64 $L/libGLX_nvidia.so." VER " libGLX_nvidia.so.0; ln -s libGLX_nvidia.so." VER
+	   " $R$L/libGLX_nvidia.so.0; "
 	   "so64 $L/libnvidia-glcore.so." VER " libnvidia-glcore.so." VER "; "
-	   "so64 $L/libnvidia-allocator.so." VER " libnvidia-allocator.so.1; ln -s libnvidia-allocator.so." VER " $R$L/libnvidia-allocator.so.1; "
-	   "so64 $L/libnvidia-opticalflow.so." VER " libnvidia-opticalflow.so.1; ln -s libnvidia-opticalflow.so." VER " $R$L/libnvidia-opticalflow.so.1; "
+	   "so64 $L/libnvidia-allocator.so." VER
+	   " libnvidia-allocator.so.1; ln -s libnvidia-allocator.so." VER
+	   " $R$L/libnvidia-allocator.so.1; "
+	   "so64 $L/libnvidia-opticalflow.so." VER
+	   " libnvidia-opticalflow.so.1; ln -s libnvidia-opticalflow.so." VER
+	   " $R$L/libnvidia-opticalflow.so.1; "
 	   /* a library of another machine (e_machine patched to aarch64) */
-	   "so64 $L/libnvidia-tls.so." VER " libnvidia-tls.so." VER "; printf '\\267\\000' | dd of=$R$L/libnvidia-tls.so." VER " bs=1 seek=18 conv=notrunc status=none; "
+	   "so64 $L/libnvidia-tls.so." VER " libnvidia-tls.so." VER
+	   "; printf '\\267\\000' | dd of=$R$L/libnvidia-tls.so." VER
+	   " bs=1 seek=18 conv=notrunc status=none; "
 	   /* GLVND and mesa: not the driver's */
 	   "so64 $L/libGLX.so.0 libGLX.so.0; so64 $L/libGLX_mesa.so.0.0.0 libGLX_mesa.so.0; ln -s libGLX_mesa.so.0.0.0 $R$L/libGLX_mesa.so.0; "
-	   "so64 $L/libEGL_mesa.so.0.0.0 libEGL_mesa.so.0; so64 $L/libfoo.so." VER " libfoo.so.1; so64 $L/libnvidia-gtk3.so." VER " libnvidia-gtk3.so." VER "; "
+	   "so64 $L/libEGL_mesa.so.0.0.0 libEGL_mesa.so.0; so64 $L/libfoo.so." VER
+	   " libfoo.so.1; so64 $L/libnvidia-gtk3.so." VER " libnvidia-gtk3.so." VER "; "
 	   /* versioned on its own: the linked copy is kept, the stale one is not */
 	   "so64 $L/libnvidia-egl-wayland.so.1.1.13 libnvidia-egl-wayland.so.1; ln -s libnvidia-egl-wayland.so.1.1.13 $R$L/libnvidia-egl-wayland.so.1; "
 	   "so64 $L/libnvidia-egl-wayland.so.1.1.9 libnvidia-egl-wayland.so.1; "
 	   /* vdpau driver in its subdirectory */
-	   "so64 $L/vdpau/libvdpau_nvidia.so." VER " libvdpau_nvidia.so.1; ln -s libvdpau_nvidia.so." VER " $R$L/vdpau/libvdpau_nvidia.so.1; "
+	   "so64 $L/vdpau/libvdpau_nvidia.so." VER
+	   " libvdpau_nvidia.so.1; ln -s libvdpau_nvidia.so." VER
+	   " $R$L/vdpau/libvdpau_nvidia.so.1; "
 	   /* links that escape the root, relative and absolute, to files that exist outside it */
-	   "so64 /../outside/libnvidia-encode.so." VER " libnvidia-encode.so.1; ln -s ../../../../../../outside/libnvidia-encode.so." VER " $R$L/libnvidia-encode.so.1; "
-	   "cp $T/outside/libnvidia-encode.so." VER " $T/outside/libnvidia-fbc.so." VER "; ln -s $T/outside/libnvidia-fbc.so." VER " $R$L/libnvidia-fbc.so.1; "
+	   "so64 /../outside/libnvidia-encode.so." VER
+	   " libnvidia-encode.so.1; ln -s ../../../../../../outside/libnvidia-encode.so." VER
+	   " $R$L/libnvidia-encode.so.1; "
+	   "cp $T/outside/libnvidia-encode.so." VER " $T/outside/libnvidia-fbc.so." VER
+	   "; ln -s $T/outside/libnvidia-fbc.so." VER " $R$L/libnvidia-fbc.so.1; "
 	   /* a relative link climbing above the root: clamped at it, so it lands inside */
-	   "so64 $L/libnvidia-cfg.so." VER " libnvidia-cfg.so.1; ln -s ../../../../../../../../usr/lib/x86_64-linux-gnu/libnvidia-cfg.so." VER " $R$L/libnvidia-cfg.so.1; "
+	   "so64 $L/libnvidia-cfg.so." VER
+	   " libnvidia-cfg.so.1; ln -s ../../../../../../../../usr/lib/x86_64-linux-gnu/libnvidia-cfg.so." VER
+	   " $R$L/libnvidia-cfg.so.1; "
 	   /* a symlink loop beside the libraries */
 	   "ln -s libnvidia-ifr.so.2 $R$L/libnvidia-ifr.so.1; ln -s libnvidia-ifr.so.1 $R$L/libnvidia-ifr.so.2; "
 	   /* a soname that would shadow libc: the file is mounted, the soname is not */
 	   "so64 $L/libnvidia-ngx.so." VER " libc.so.6; "
 	   /* Debian's packaging: nvidia/current and /etc/alternatives */
-	   "so64 $L/nvidia/current/libnvcuvid.so." VER " libnvcuvid.so.1; ln -s libnvcuvid.so." VER " $R$L/nvidia/current/libnvcuvid.so.1; "
+	   "so64 $L/nvidia/current/libnvcuvid.so." VER " libnvcuvid.so.1; ln -s libnvcuvid.so." VER
+	   " $R$L/nvidia/current/libnvcuvid.so.1; "
 	   "mkdir -p $R/etc/alternatives; ln -s $L/nvidia/current/libnvcuvid.so.1 $R/etc/alternatives/libnvcuvid.so.1; ln -s /etc/alternatives/libnvcuvid.so.1 $R$L/libnvcuvid.so.1; "
 	   /* a non-standard directory known only to the cache */
 	   "so64 /opt/nvidia/lib64/libnvidia-rtcore.so." VER " libnvidia-rtcore.so." VER "; "
 	   /* 32-bit */
-	   "so32 $L32/libcuda.so." VER " libcuda.so.1; ln -s libcuda.so." VER " $R$L32/libcuda.so.1; "
-	   "so32 $L32/libGLX_nvidia.so." VER " libGLX_nvidia.so.0; ln -s libGLX_nvidia.so." VER " $R$L32/libGLX_nvidia.so.0; "
+	   "so32 $L32/libcuda.so." VER " libcuda.so.1; ln -s libcuda.so." VER
+	   " $R$L32/libcuda.so.1; "
+	   "so32 $L32/libGLX_nvidia.so." VER " libGLX_nvidia.so.0; ln -s libGLX_nvidia.so." VER
+	   " $R$L32/libGLX_nvidia.so.0; "
 	   "printf '%%s\\n' $L32 /opt/nvidia/lib64 $L/nvidia/current > $R/etc/ld.so.conf; "
 	   "ldconfig -X -r \"$R\"; "
 	   /* only in a standard directory, not in the cache */
@@ -115,7 +138,9 @@ static void build_host(void)
 	   "install -m 755 $R/usr/bin/nvidia-smi $R/usr/bin/nvidia-cuda-mps-server; "
 	   /* firmware, this version and a stale one */
 	   "mkdir -p $R/usr/lib/firmware/nvidia/" VER " $R/usr/lib/firmware/nvidia/535.104.05; "
-	   "touch $R/usr/lib/firmware/nvidia/" VER "/gsp_ga10x.bin $R/usr/lib/firmware/nvidia/" VER "/gsp_tu10x.bin $R/usr/lib/firmware/nvidia/" VER "/README $R/usr/lib/firmware/nvidia/535.104.05/gsp_ga10x.bin; "
+	   "touch $R/usr/lib/firmware/nvidia/" VER "/gsp_ga10x.bin $R/usr/lib/firmware/nvidia/" VER
+	   "/gsp_tu10x.bin $R/usr/lib/firmware/nvidia/" VER
+	   "/README $R/usr/lib/firmware/nvidia/535.104.05/gsp_ga10x.bin; "
 	   /* IPC: a regular file where a socket belongs is not one */
 	   "mkdir -p $R/run/nvidia-persistenced $R/run/nvidia-fabricmanager $R/tmp/nvidia-mps; touch $R/run/nvidia-fabricmanager/socket; "
 	   /* config files */
@@ -143,7 +168,8 @@ static void teardown(void)
 
 TestSuite(driver, .init = setup, .fini = teardown);
 
-/* "containerPath <- hostPath without the root" lines, checking options and the prefix on the way. */
+/* "containerPath <- hostPath without the root" lines, checking options and the prefix on the way.
+ */
 static char **mount_lines(json_t *mounts, const char *prefix, size_t *ret_n)
 {
 	size_t n = json_array_size(mounts), plen = strlen(prefix);
@@ -159,14 +185,16 @@ static char **mount_lines(json_t *mounts, const char *prefix, size_t *ret_n)
 		json_t *opts = json_object_get(m, "options");
 		bool ipc = strncmp(cont, "/run/", 5) == 0 || strncmp(cont, "/var/run/", 9) == 0 ||
 			   strncmp(cont, "/tmp/", 5) == 0;
-		const char *want = ipc ? "nosuid nodev rbind rprivate noexec" : "ro nosuid nodev rbind rprivate";
+		const char *want =
+		    ipc ? "nosuid nodev rbind rprivate noexec" : "ro nosuid nodev rbind rprivate";
 		char got[128] = "";
 		size_t j;
 		json_t *o;
 
 		cr_assert(host && cont && json_is_array(opts));
 		cr_assert_eq(json_object_size(m), 3);
-		cr_assert(strncmp(host, prefix, plen) == 0 && host[plen] == '/', "hostPath %s is not under %s", host, prefix);
+		cr_assert(strncmp(host, prefix, plen) == 0 && host[plen] == '/',
+			  "hostPath %s is not under %s", host, prefix);
 		cr_assert_eq(cont[0], '/');
 		json_array_foreach(opts, j, o)
 		{
@@ -176,7 +204,8 @@ static char **mount_lines(json_t *mounts, const char *prefix, size_t *ret_n)
 		}
 		cr_assert_str_eq(got, want, "%s", cont);
 		if (i > 0)
-			cr_assert_lt(strcmp(lines[i - 1], cont), 0, "not sorted/unique at %s", cont);
+			cr_assert_lt(strcmp(lines[i - 1], cont), 0, "not sorted/unique at %s",
+				     cont);
 		cr_assert(asprintf(&lines[i], "%s <- %s", cont, host + plen) >= 0);
 	}
 	*ret_n = n;
@@ -197,98 +226,107 @@ static void free_lines(char **lines, size_t n)
 
 /* What this host must give, all of it, in containerPath order. */
 static const char *const expected[] = {
-	"/etc/OpenCL/vendors/nvidia.icd <- /etc/OpenCL/vendors/nvidia.icd",
-	"/etc/vulkan/icd.d/nvidia_icd.json <- /etc/vulkan/icd.d/nvidia_icd.json",
-	"/etc/vulkan/implicit_layer.d/nvidia_layers.json <- /usr/share/vulkan/implicit_layer.d/nvidia_layers.json",
-	"/lib/firmware/nvidia/" VER "/gsp_ga10x.bin <- /usr/lib/firmware/nvidia/" VER "/gsp_ga10x.bin",
-	"/lib/firmware/nvidia/" VER "/gsp_tu10x.bin <- /usr/lib/firmware/nvidia/" VER "/gsp_tu10x.bin",
-	"/opt/nvidia/lib64/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
-	"/run/nvidia-persistenced/socket <- /run/nvidia-persistenced/socket",
-	"/tmp/nvidia-mps <- /tmp/nvidia-mps",
-	"/usr/bin/nvidia-cuda-mps-control <- /usr/local/bin/nvidia-cuda-mps-control",
-	"/usr/bin/nvidia-cuda-mps-server <- /usr/bin/nvidia-cuda-mps-server",
-	"/usr/bin/nvidia-persistenced <- /usr/bin/nvidia-persistenced.real",
-	"/usr/bin/nvidia-smi <- /usr/bin/nvidia-smi",
-	"/usr/lib/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib/i386-linux-gnu/libGLX_indirect.so.0 <- " L32 "/libGLX_nvidia.so." VER,
-	"/usr/lib/i386-linux-gnu/libGLX_nvidia.so.0 <- " L32 "/libGLX_nvidia.so." VER,
-	"/usr/lib/i386-linux-gnu/libGLX_nvidia.so." VER " <- " L32 "/libGLX_nvidia.so." VER,
-	"/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
-	"/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
-	"/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
-	"/usr/lib/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib/libcuda.so <- " CUDA,
-	"/usr/lib/libcuda.so.1 <- " CUDA,
-	"/usr/lib/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
-	"/usr/lib/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
-	"/usr/lib/libnvidia-egl-wayland.so.1 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
-	"/usr/lib/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
-	"/usr/lib/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
-	"/usr/lib/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
-	"/usr/lib/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib/libnvidia-ptxjitcompiler.so.1 <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
-	"/usr/lib/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
-	"/usr/lib/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
-	"/usr/lib/x86_64-linux-gnu/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so." VER " <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
-	"/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
-	"/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
-	"/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-allocator.so." VER " <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so." VER " <- " L64 "/libnvidia-cfg.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-egl-wayland.so.1 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
-	"/usr/lib/x86_64-linux-gnu/libnvidia-egl-wayland.so.1.1.13 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
-	"/usr/lib/x86_64-linux-gnu/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so." VER " <- " L64 "/libnvidia-ml.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so." VER " <- " L64 "/libnvidia-ngx.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so." VER " <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.1 <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so." VER " <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
-	"/usr/lib/x86_64-linux-gnu/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
-	"/usr/lib/x86_64-linux-gnu/nvidia/current/libnvcuvid.so." VER " <- " L64 "/nvidia/current/libnvcuvid.so." VER,
-	"/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
-	"/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so." VER " <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
-	"/usr/lib64/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib64/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib64/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
-	"/usr/lib64/libcuda.so <- " CUDA,
-	"/usr/lib64/libcuda.so.1 <- " CUDA,
-	"/usr/lib64/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
-	"/usr/lib64/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
-	"/usr/lib64/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
-	"/usr/lib64/libnvidia-egl-wayland.so.1 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
-	"/usr/lib64/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
-	"/usr/lib64/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
-	"/usr/lib64/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
-	"/usr/lib64/libnvidia-nvvm.so." VER " <- /usr/lib64/libnvidia-nvvm.so." VER,
-	"/usr/lib64/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib64/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
-	"/usr/lib64/libnvidia-ptxjitcompiler.so.1 <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
-	"/usr/lib64/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
-	"/usr/lib64/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
-	"/usr/share/X11/xorg.conf.d/nvidia-drm-outputclass.conf <- /usr/share/X11/xorg.conf.d/nvidia-drm-outputclass.conf",
-	"/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json <- /usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json",
-	"/usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json <- /usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json",
-	"/usr/share/glvnd/egl_vendor.d/10_nvidia.json <- /usr/share/glvnd/egl_vendor.d/10_nvidia.json",
-	"/usr/share/nvidia/nvoptix.bin <- /usr/share/nvidia/nvoptix.bin",
+    "/etc/OpenCL/vendors/nvidia.icd <- /etc/OpenCL/vendors/nvidia.icd",
+    "/etc/vulkan/icd.d/nvidia_icd.json <- /etc/vulkan/icd.d/nvidia_icd.json",
+    "/etc/vulkan/implicit_layer.d/nvidia_layers.json <- /usr/share/vulkan/implicit_layer.d/nvidia_layers.json",
+    "/lib/firmware/nvidia/" VER "/gsp_ga10x.bin <- /usr/lib/firmware/nvidia/" VER "/gsp_ga10x.bin",
+    "/lib/firmware/nvidia/" VER "/gsp_tu10x.bin <- /usr/lib/firmware/nvidia/" VER "/gsp_tu10x.bin",
+    "/opt/nvidia/lib64/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
+    "/run/nvidia-persistenced/socket <- /run/nvidia-persistenced/socket",
+    "/tmp/nvidia-mps <- /tmp/nvidia-mps",
+    "/usr/bin/nvidia-cuda-mps-control <- /usr/local/bin/nvidia-cuda-mps-control",
+    "/usr/bin/nvidia-cuda-mps-server <- /usr/bin/nvidia-cuda-mps-server",
+    "/usr/bin/nvidia-persistenced <- /usr/bin/nvidia-persistenced.real",
+    "/usr/bin/nvidia-smi <- /usr/bin/nvidia-smi",
+    "/usr/lib/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib/i386-linux-gnu/libGLX_indirect.so.0 <- " L32 "/libGLX_nvidia.so." VER,
+    "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.0 <- " L32 "/libGLX_nvidia.so." VER,
+    "/usr/lib/i386-linux-gnu/libGLX_nvidia.so." VER " <- " L32 "/libGLX_nvidia.so." VER,
+    "/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
+    "/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
+    "/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
+    "/usr/lib/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib/libcuda.so <- " CUDA,
+    "/usr/lib/libcuda.so.1 <- " CUDA,
+    "/usr/lib/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
+    "/usr/lib/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
+    "/usr/lib/libnvidia-egl-wayland.so.1 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
+    "/usr/lib/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
+    "/usr/lib/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
+    "/usr/lib/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
+    "/usr/lib/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib/libnvidia-ptxjitcompiler.so.1 <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
+    "/usr/lib/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
+    "/usr/lib/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
+    "/usr/lib/x86_64-linux-gnu/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so." VER " <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
+    "/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
+    "/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
+    "/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-allocator.so." VER " <- " L64
+    "/libnvidia-allocator.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-cfg.so." VER " <- " L64 "/libnvidia-cfg.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-egl-wayland.so.1 <- " L64
+    "/libnvidia-egl-wayland.so.1.1.13",
+    "/usr/lib/x86_64-linux-gnu/libnvidia-egl-wayland.so.1.1.13 <- " L64
+    "/libnvidia-egl-wayland.so.1.1.13",
+    "/usr/lib/x86_64-linux-gnu/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so." VER " <- " L64 "/libnvidia-ml.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so." VER " <- " L64 "/libnvidia-ngx.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-opticalflow.so." VER " <- " L64
+    "/libnvidia-opticalflow.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so.1 <- " L64
+    "/libnvidia-ptxjitcompiler.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-ptxjitcompiler.so." VER " <- " L64
+    "/libnvidia-ptxjitcompiler.so." VER,
+    "/usr/lib/x86_64-linux-gnu/libnvidia-rtcore.so." VER
+    " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
+    "/usr/lib/x86_64-linux-gnu/nvidia/current/libnvcuvid.so." VER " <- " L64
+    "/nvidia/current/libnvcuvid.so." VER,
+    "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
+    "/usr/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so." VER " <- " L64
+    "/vdpau/libvdpau_nvidia.so." VER,
+    "/usr/lib64/gbm/nvidia-drm_gbm.so <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib64/libGLX_indirect.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib64/libGLX_nvidia.so.0 <- " L64 "/libGLX_nvidia.so." VER,
+    "/usr/lib64/libcuda.so <- " CUDA,
+    "/usr/lib64/libcuda.so.1 <- " CUDA,
+    "/usr/lib64/libnvcuvid.so.1 <- " L64 "/nvidia/current/libnvcuvid.so." VER,
+    "/usr/lib64/libnvidia-allocator.so.1 <- " L64 "/libnvidia-allocator.so." VER,
+    "/usr/lib64/libnvidia-cfg.so.1 <- " L64 "/libnvidia-cfg.so." VER,
+    "/usr/lib64/libnvidia-egl-wayland.so.1 <- " L64 "/libnvidia-egl-wayland.so.1.1.13",
+    "/usr/lib64/libnvidia-glcore.so." VER " <- " L64 "/libnvidia-glcore.so." VER,
+    "/usr/lib64/libnvidia-ml.so.1 <- " L64 "/libnvidia-ml.so." VER,
+    "/usr/lib64/libnvidia-nvvm.so.4 <- /usr/lib64/libnvidia-nvvm.so." VER,
+    "/usr/lib64/libnvidia-nvvm.so." VER " <- /usr/lib64/libnvidia-nvvm.so." VER,
+    "/usr/lib64/libnvidia-opticalflow.so <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib64/libnvidia-opticalflow.so.1 <- " L64 "/libnvidia-opticalflow.so." VER,
+    "/usr/lib64/libnvidia-ptxjitcompiler.so.1 <- " L64 "/libnvidia-ptxjitcompiler.so." VER,
+    "/usr/lib64/libnvidia-rtcore.so." VER " <- /opt/nvidia/lib64/libnvidia-rtcore.so." VER,
+    "/usr/lib64/vdpau/libvdpau_nvidia.so.1 <- " L64 "/vdpau/libvdpau_nvidia.so." VER,
+    "/usr/share/X11/xorg.conf.d/nvidia-drm-outputclass.conf <- /usr/share/X11/xorg.conf.d/nvidia-drm-outputclass.conf",
+    "/usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json <- /usr/share/egl/egl_external_platform.d/10_nvidia_wayland.json",
+    "/usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json <- /usr/share/egl/egl_external_platform.d/15_nvidia_gbm.json",
+    "/usr/share/glvnd/egl_vendor.d/10_nvidia.json <- /usr/share/glvnd/egl_vendor.d/10_nvidia.json",
+    "/usr/share/nvidia/nvoptix.bin <- /usr/share/nvidia/nvoptix.bin",
 };
 
 static json_t *mounts_for(const char *r, const char *driver_root, const char *version,
 			  struct cdi_error *err)
 {
-	struct gen_host host = { .root = r, .driver_root = driver_root, .dev_root = r };
+	struct gen_host host = {.root = r, .driver_root = driver_root, .dev_root = r};
 	json_t *mounts = NULL;
 	int ret = driver_mounts(&host, version, &mounts, err);
 
@@ -299,13 +337,14 @@ static json_t *mounts_for(const char *r, const char *driver_root, const char *ve
 
 Test(driver, whole_host)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	size_t n, n_expected = sizeof(expected) / sizeof(expected[0]);
 	char **lines = mount_lines(mounts, root, &n);
 
 	for (size_t i = 0; i < n || i < n_expected; i++)
-		cr_assert_str_eq(i < n ? lines[i] : "(none)", i < n_expected ? expected[i] : "(none)", "mount %zu", i);
+		cr_assert_str_eq(i < n ? lines[i] : "(none)",
+				 i < n_expected ? expected[i] : "(none)", "mount %zu", i);
 	cr_assert_eq(err.n_problems, 0);
 	free_lines(lines, n);
 	json_decref(mounts);
@@ -314,37 +353,44 @@ Test(driver, whole_host)
 /* The acceptance rules one by one, so a failure names the rule. */
 Test(driver, rejects)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	size_t n;
 	char **lines = mount_lines(mounts, root, &n);
 	const char *absent[] = {
-		"535.104.05",          /* stale driver copy and stale firmware */
-		"mesa", "libGLX.so",   /* not the driver's */
-		"libfoo", "gtk3",      /* not in the library table */
-		"libnvidia-tls",       /* another machine's */
-		"1.1.9",               /* own-versioned, not linked by the host */
-		"encode", "fbc",       /* only reachable by escaping the root */
-		"libnvidia-ifr",       /* a symlink loop */
-		"libc.so.6",           /* a soname that is not the library's name */
-		"debugdump",           /* not executable */
-		"fabricmanager",       /* not a socket */
-		"mesa.json", "intel_icd", "README",
-		"/var/run",            /* the same socket as /run */
-		"/usr/share/vulkan/icd.d", /* mounted at /etc/vulkan from the first base that has it */
+	    "535.104.05", /* stale driver copy and stale firmware */
+	    "mesa",
+	    "libGLX.so", /* not the driver's */
+	    "libfoo",
+	    "gtk3",	     /* not in the library table */
+	    "libnvidia-tls", /* another machine's */
+	    "1.1.9",	     /* own-versioned, not linked by the host */
+	    "encode",
+	    "fbc",	     /* only reachable by escaping the root */
+	    "libnvidia-ifr", /* a symlink loop */
+	    "libc.so.6",     /* a soname that is not the library's name */
+	    "debugdump",     /* not executable */
+	    "fabricmanager", /* not a socket */
+	    "mesa.json",
+	    "intel_icd",
+	    "README",
+	    "/var/run",		       /* the same socket as /run */
+	    "/usr/share/vulkan/icd.d", /* mounted at /etc/vulkan from the first base that has it */
 	};
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < sizeof(absent) / sizeof(absent[0]); j++)
-			cr_assert(!strstr(lines[i], absent[j]), "%s should not be mounted (%s)", lines[i], absent[j]);
+			cr_assert(!strstr(lines[i], absent[j]), "%s should not be mounted (%s)",
+				  lines[i], absent[j]);
 	free_lines(lines, n);
 	json_decref(mounts);
 }
 
-/* Every hostPath is a regular file (or the IPC socket and MPS dir) inside the root, never a link. */
+/* Every hostPath is a regular file (or the IPC socket and MPS dir) inside the root, never a link.
+ */
 Test(driver, host_paths_are_real_files_inside_root)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	json_t *m;
 	size_t i;
@@ -356,7 +402,8 @@ Test(driver, host_paths_are_real_files_inside_root)
 		struct stat st;
 
 		cr_assert_eq(lstat(host, &st), 0, "%s", host);
-		cr_assert(S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode), "%s", host);
+		cr_assert(S_ISREG(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISDIR(st.st_mode), "%s",
+			  host);
 		cr_assert(realpath(host, real));
 		cr_assert_str_eq(real, host);
 	}
@@ -365,8 +412,8 @@ Test(driver, host_paths_are_real_files_inside_root)
 
 Test(driver, library_search)
 {
-	struct cdi_error err = { 0 };
-	struct driver_libs libs = { 0 };
+	struct cdi_error err = {0};
+	struct driver_libs libs = {0};
 	const struct driver_lib *cuda = NULL, *cuda32 = NULL, *ngx = NULL;
 
 	cr_assert_eq(driver_libs_find(root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
@@ -401,7 +448,7 @@ Test(driver, library_search)
 /* Without ld.so.cache the standard directories still give the libraries there. */
 Test(driver, no_cache)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts;
 	size_t n;
 	char **lines;
@@ -423,8 +470,8 @@ Test(driver, no_cache)
 
 Test(driver, corrupt_cache_is_an_error)
 {
-	struct cdi_error err = { 0 };
-	struct gen_host host = { .root = root, .driver_root = root, .dev_root = root };
+	struct cdi_error err = {0};
+	struct gen_host host = {.root = root, .driver_root = root, .dev_root = root};
 	json_t *mounts = NULL;
 
 	sh("truncate -s 100 '%s/etc/ld.so.cache'", root);
@@ -437,7 +484,7 @@ Test(driver, corrupt_cache_is_an_error)
 /* Another driver version: only what carries it (and the own-versioned linked library). */
 Test(driver, other_version)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts = mounts_for(root, root, "535.104.05", &err);
 	size_t n;
 	char **lines = mount_lines(mounts, root, &n);
@@ -445,7 +492,8 @@ Test(driver, other_version)
 
 	for (size_t i = 0; i < n; i++) {
 		cr_assert(!strstr(lines[i], VER), "%s", lines[i]);
-		stale_cuda |= strcmp(lines[i], "/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " L64 "/libcuda.so.535.104.05") == 0;
+		stale_cuda |= strcmp(lines[i], "/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " L64
+					       "/libcuda.so.535.104.05") == 0;
 	}
 	cr_assert(stale_cuda);
 	free_lines(lines, n);
@@ -455,14 +503,15 @@ Test(driver, other_version)
 /* The driver in its own root (a driver container): libraries from there, IPC from the host root. */
 Test(driver, separate_driver_root)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	char host_root[PATH_MAX];
 	json_t *mounts, *m;
 	size_t i;
 	bool socket = false, cuda = false;
 
 	snprintf(host_root, sizeof(host_root), "%s/host", tmp);
-	sh("mkdir -p '%s/run/nvidia-persistenced' && mv '%s/run/nvidia-persistenced/socket' '%s/run/nvidia-persistenced/'", host_root, root, host_root);
+	sh("mkdir -p '%s/run/nvidia-persistenced' && mv '%s/run/nvidia-persistenced/socket' '%s/run/nvidia-persistenced/'",
+	   host_root, root, host_root);
 	mounts = mounts_for(host_root, root, VER, &err);
 	json_array_foreach(mounts, i, m)
 	{
@@ -497,7 +546,10 @@ Test(driver, root_resolve_stays_inside)
 	cr_assert_eq(root_resolve(root, "/usr/pw2", &real, NULL), 0);
 	cr_assert_str_eq(real, "/etc/passwd");
 	free(real);
-	cr_assert_eq(root_resolve(root, "/lib/x86_64-linux-gnu/../../lib/./x86_64-linux-gnu/libcuda.so", &real, &st), 0);
+	cr_assert_eq(root_resolve(root,
+				  "/lib/x86_64-linux-gnu/../../lib/./x86_64-linux-gnu/libcuda.so",
+				  &real, &st),
+		     0);
 	cr_assert_str_eq(real, CUDA);
 	free(real);
 	cr_assert_eq(root_resolve(root, "/etc/self/self/self/pw", &real, NULL), 0);
@@ -519,8 +571,8 @@ Test(driver, root_resolve_stays_inside)
 
 Test(driver, bad_arguments)
 {
-	struct cdi_error err = { 0 };
-	struct gen_host host = { .root = root, .driver_root = root, .dev_root = root };
+	struct cdi_error err = {0};
+	struct gen_host host = {.root = root, .driver_root = root, .dev_root = root};
 	json_t *mounts = NULL;
 
 	cr_assert_eq(driver_mounts(&host, "", &mounts, &err), -EINVAL);
@@ -543,12 +595,15 @@ static void sim_setup(void)
 
 	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
 	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
-		cr_skip_test("no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
+		cr_skip_test(
+		    "no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
 	cr_assert(mkdtemp(sim));
 	have_sim = true;
 	snprintf(sim_root, sizeof(sim_root), "%s/h", sim);
-	sh("tests/simhost/make-host --topology dgx-mig --no-devnodes --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null", b ? b : "build", sim_root);
-	if (access(sim_root, F_OK) == 0 && !access(strcat(strcpy(mock, sim_root), "/.simhost-no-ldcache"), F_OK))
+	sh("tests/simhost/make-host --topology dgx-mig --no-devnodes --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null",
+	   b ? b : "build", sim_root);
+	if (access(sim_root, F_OK) == 0 &&
+	    !access(strcat(strcpy(mock, sim_root), "/.simhost-no-ldcache"), F_OK))
 		cr_skip_test("make-host could not run ldconfig here");
 }
 
@@ -558,26 +613,60 @@ static void sim_teardown(void)
 		sh("rm -rf '%s'", sim);
 }
 
-/* A 550 driver's libraries as nvidia-driver-layout.md §1.1 lists them (what the simulated host installs). */
+/* A 550 driver's libraries as nvidia-driver-layout.md §1.1 lists them (what the simulated host
+ * installs). */
 static const char *const sim_libs64[] = {
-	"libEGL_nvidia.so." VER, "libGLESv1_CM_nvidia.so." VER, "libGLESv2_nvidia.so." VER,
-	"libGLX_nvidia.so." VER, "libcuda.so." VER, "libcudadebugger.so." VER, "libnvcuvid.so." VER,
-	"libnvidia-allocator.so." VER, "libnvidia-cfg.so." VER, "libnvidia-egl-gbm.so.1.1.1",
-	"libnvidia-egl-wayland.so.1.1.13", "libnvidia-eglcore.so." VER, "libnvidia-encode.so." VER,
-	"libnvidia-fbc.so." VER, "libnvidia-glcore.so." VER, "libnvidia-glsi.so." VER,
-	"libnvidia-glvkspirv.so." VER, "libnvidia-gpucomp.so." VER, "libnvidia-ml.so." VER,
-	"libnvidia-ngx.so." VER, "libnvidia-nvvm.so." VER, "libnvidia-opencl.so." VER,
-	"libnvidia-opticalflow.so." VER, "libnvidia-pkcs11-openssl3.so." VER, "libnvidia-pkcs11.so." VER,
-	"libnvidia-ptxjitcompiler.so." VER, "libnvidia-rtcore.so." VER, "libnvidia-tls.so." VER,
-	"libnvoptix.so." VER, "vdpau/libvdpau_nvidia.so." VER,
+    "libEGL_nvidia.so." VER,
+    "libGLESv1_CM_nvidia.so." VER,
+    "libGLESv2_nvidia.so." VER,
+    "libGLX_nvidia.so." VER,
+    "libcuda.so." VER,
+    "libcudadebugger.so." VER,
+    "libnvcuvid.so." VER,
+    "libnvidia-allocator.so." VER,
+    "libnvidia-cfg.so." VER,
+    "libnvidia-egl-gbm.so.1.1.1",
+    "libnvidia-egl-wayland.so.1.1.13",
+    "libnvidia-eglcore.so." VER,
+    "libnvidia-encode.so." VER,
+    "libnvidia-fbc.so." VER,
+    "libnvidia-glcore.so." VER,
+    "libnvidia-glsi.so." VER,
+    "libnvidia-glvkspirv.so." VER,
+    "libnvidia-gpucomp.so." VER,
+    "libnvidia-ml.so." VER,
+    "libnvidia-ngx.so." VER,
+    "libnvidia-nvvm.so." VER,
+    "libnvidia-opencl.so." VER,
+    "libnvidia-opticalflow.so." VER,
+    "libnvidia-pkcs11-openssl3.so." VER,
+    "libnvidia-pkcs11.so." VER,
+    "libnvidia-ptxjitcompiler.so." VER,
+    "libnvidia-rtcore.so." VER,
+    "libnvidia-tls.so." VER,
+    "libnvoptix.so." VER,
+    "vdpau/libvdpau_nvidia.so." VER,
 };
 static const char *const sim_libs32[] = {
-	"libEGL_nvidia.so." VER, "libGLESv1_CM_nvidia.so." VER, "libGLESv2_nvidia.so." VER,
-	"libGLX_nvidia.so." VER, "libcuda.so." VER, "libnvcuvid.so." VER, "libnvidia-eglcore.so." VER,
-	"libnvidia-encode.so." VER, "libnvidia-fbc.so." VER, "libnvidia-glcore.so." VER,
-	"libnvidia-glsi.so." VER, "libnvidia-glvkspirv.so." VER, "libnvidia-gpucomp.so." VER,
-	"libnvidia-ml.so." VER, "libnvidia-opencl.so." VER, "libnvidia-opticalflow.so." VER,
-	"libnvidia-ptxjitcompiler.so." VER, "libnvidia-tls.so." VER, "vdpau/libvdpau_nvidia.so." VER,
+    "libEGL_nvidia.so." VER,
+    "libGLESv1_CM_nvidia.so." VER,
+    "libGLESv2_nvidia.so." VER,
+    "libGLX_nvidia.so." VER,
+    "libcuda.so." VER,
+    "libnvcuvid.so." VER,
+    "libnvidia-eglcore.so." VER,
+    "libnvidia-encode.so." VER,
+    "libnvidia-fbc.so." VER,
+    "libnvidia-glcore.so." VER,
+    "libnvidia-glsi.so." VER,
+    "libnvidia-glvkspirv.so." VER,
+    "libnvidia-gpucomp.so." VER,
+    "libnvidia-ml.so." VER,
+    "libnvidia-opencl.so." VER,
+    "libnvidia-opticalflow.so." VER,
+    "libnvidia-ptxjitcompiler.so." VER,
+    "libnvidia-tls.so." VER,
+    "vdpau/libvdpau_nvidia.so." VER,
 };
 
 static int cmp_strp(const void *a, const void *b)
@@ -589,12 +678,13 @@ TestSuite(simhost, .init = sim_setup, .fini = sim_teardown, .timeout = 120);
 
 Test(simhost, full_library_set)
 {
-	struct cdi_error err = { 0 };
-	struct driver_libs libs = { 0 };
+	struct cdi_error err = {0};
+	struct driver_libs libs = {0};
 	const char *got64[64], *got32[64];
 	size_t n64 = 0, n32 = 0;
 
-	cr_assert_eq(driver_libs_find(sim_root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(driver_libs_find(sim_root, VER, &libs, &err), 0, "%s",
+		     cdi_error_message(&err));
 	for (size_t i = 0; i < libs.n_libs; i++) {
 		const struct driver_lib *l = &libs.libs[i];
 		const char *dir = l->is32 ? L32 "/" : L64 "/";
@@ -613,36 +703,42 @@ Test(simhost, full_library_set)
 	qsort(got64, n64, sizeof(*got64), cmp_strp);
 	qsort(got32, n32, sizeof(*got32), cmp_strp);
 	for (size_t i = 0; i < n64 || i < ELEMENTSOF_(sim_libs64); i++)
-		cr_assert_str_eq(i < n64 ? got64[i] : "(none)", i < ELEMENTSOF_(sim_libs64) ? sim_libs64[i] : "(none)", "64-bit %zu", i);
+		cr_assert_str_eq(i < n64 ? got64[i] : "(none)",
+				 i < ELEMENTSOF_(sim_libs64) ? sim_libs64[i] : "(none)",
+				 "64-bit %zu", i);
 	for (size_t i = 0; i < n32 || i < ELEMENTSOF_(sim_libs32); i++)
-		cr_assert_str_eq(i < n32 ? got32[i] : "(none)", i < ELEMENTSOF_(sim_libs32) ? sim_libs32[i] : "(none)", "32-bit %zu", i);
+		cr_assert_str_eq(i < n32 ? got32[i] : "(none)",
+				 i < ELEMENTSOF_(sim_libs32) ? sim_libs32[i] : "(none)",
+				 "32-bit %zu", i);
 	driver_libs_clear(&libs);
 }
 
 /* The mounts of libcuda, exactly: the hook-free answer to dlopen("libcuda.so.1") and -lcuda. */
 Test(simhost, libcuda_mounts)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	json_t *mounts = mounts_for(sim_root, sim_root, VER, &err);
 	size_t n, k = 0;
 	char **lines = mount_lines(mounts, sim_root, &n);
 	static const char *const want[] = {
-		"/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
-		"/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
-		"/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
-		"/usr/lib/libcuda.so <- " CUDA,
-		"/usr/lib/libcuda.so.1 <- " CUDA,
-		"/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
-		"/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
-		"/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
-		"/usr/lib64/libcuda.so <- " CUDA,
-		"/usr/lib64/libcuda.so.1 <- " CUDA,
+	    "/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
+	    "/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
+	    "/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
+	    "/usr/lib/libcuda.so <- " CUDA,
+	    "/usr/lib/libcuda.so.1 <- " CUDA,
+	    "/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
+	    "/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
+	    "/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
+	    "/usr/lib64/libcuda.so <- " CUDA,
+	    "/usr/lib64/libcuda.so.1 <- " CUDA,
 	};
 
 	for (size_t i = 0; i < n; i++) {
 		/* no stale copy (the 535 compat and glcore files of the host) anywhere */
 		cr_assert(!strstr(lines[i], "535.104.05"), "%s", lines[i]);
-		cr_assert(!strstr(lines[i], "gtk3") && !strstr(lines[i], "mesa") && !strstr(lines[i], "libnvidia-api"), "%s", lines[i]);
+		cr_assert(!strstr(lines[i], "gtk3") && !strstr(lines[i], "mesa") &&
+			      !strstr(lines[i], "libnvidia-api"),
+			  "%s", lines[i]);
 		if (strncmp(lines[i], "/usr/lib", 8) != 0 || !strstr(lines[i], "/libcuda.so"))
 			continue;
 		cr_assert_lt(k, ELEMENTSOF_(want), "extra: %s", lines[i]);

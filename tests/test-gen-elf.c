@@ -109,11 +109,12 @@ static bool has_needed(const struct elf_info *info, const char *name)
 
 Test(elf, sixty_four_bit)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
 	char *p = path_of("lib64.so");
 
-	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s",
+		     cdi_error_message(&err));
 	cr_assert_eq(info.elf_class, ELFCLASS64);
 	cr_assert_eq(info.data, ELFDATA2LSB);
 	cr_assert_eq(info.machine, EM_X86_64);
@@ -128,11 +129,12 @@ Test(elf, sixty_four_bit)
 
 Test(elf, thirty_two_bit)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
 	char *p = path_of("lib32.so");
 
-	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s",
+		     cdi_error_message(&err));
 	cr_assert_eq(info.elf_class, ELFCLASS32);
 	cr_assert_eq(info.machine, EM_386);
 	cr_assert_str_eq(info.soname, "libthirty.so.2");
@@ -145,7 +147,7 @@ Test(elf, thirty_two_bit)
 /* Without ELF_READ_NEEDED the names are not read (nor their count kept). */
 Test(elf, soname_only)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
 	char *p = path_of("lib64.so");
 
@@ -159,11 +161,12 @@ Test(elf, soname_only)
 
 Test(elf, no_soname)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
 	char *p = path_of("nosoname.so");
 
-	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(elf_read_file(p, ELF_READ_NEEDED, &info, &err), 0, "%s",
+		     cdi_error_message(&err));
 	cr_assert_eq(info.soname, NULL);
 	cr_assert_eq(info.n_needed, 0);
 	elf_info_clear(&info);
@@ -173,9 +176,9 @@ Test(elf, no_soname)
 /* Without program headers the reader falls back to SHT_DYNAMIC and its sh_link string table. */
 Test(elf, section_fallback)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
-	const char *names[] = { "lib64.so", "lib32.so" };
+	const char *names[] = {"lib64.so", "lib32.so"};
 
 	for (size_t n = 0; n < 2; n++) {
 		char *p = path_of(names[n]);
@@ -185,9 +188,12 @@ Test(elf, section_fallback)
 		int fd;
 
 		/* e_phnum: offset 56 in Elf64_Ehdr, 44 in Elf32_Ehdr */
-		memcpy(data + (n == 0 ? offsetof(Elf64_Ehdr, e_phnum) : offsetof(Elf32_Ehdr, e_phnum)), &zero, 2);
+		memcpy(data +
+			   (n == 0 ? offsetof(Elf64_Ehdr, e_phnum) : offsetof(Elf32_Ehdr, e_phnum)),
+		       &zero, 2);
 		fd = memfile(data, size);
-		cr_assert_eq(elf_read_fd(fd, names[n], ELF_READ_NEEDED, &info, &err), 0, "%s", cdi_error_message(&err));
+		cr_assert_eq(elf_read_fd(fd, names[n], ELF_READ_NEEDED, &info, &err), 0, "%s",
+			     cdi_error_message(&err));
 		cr_assert_str_eq(info.soname, n == 0 ? "libsixty.so.4" : "libthirty.so.2");
 		cr_assert_geq(info.n_needed, 1);
 		elf_info_clear(&info);
@@ -203,7 +209,7 @@ Test(elf, section_fallback)
  */
 static void truncate_everywhere(const char *name)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info full;
 	char *p = path_of(name);
 	size_t size, failed = 0;
@@ -217,7 +223,8 @@ static void truncate_everywhere(const char *name)
 		if (elf_read_fd(fd, name, ELF_READ_NEEDED, &info, &err) == 0) {
 			cr_assert_eq(info.elf_class, full.elf_class);
 			cr_assert_eq(info.machine, full.machine);
-			cr_assert_str_eq(info.soname ? info.soname : "", full.soname ? full.soname : "", "truncated to %zu", len);
+			cr_assert_str_eq(info.soname ? info.soname : "",
+					 full.soname ? full.soname : "", "truncated to %zu", len);
 			cr_assert_eq(info.n_needed, full.n_needed);
 			elf_info_clear(&info);
 		} else {
@@ -246,7 +253,7 @@ Test(elf, truncated_32)
 
 Test(elf, corrupt_bytes)
 {
-	const char *names[] = { "lib64.so", "lib32.so" };
+	const char *names[] = {"lib64.so", "lib32.so"};
 	unsigned seed = 4242;
 
 	for (size_t n = 0; n < 2; n++) {
@@ -256,7 +263,7 @@ Test(elf, corrupt_bytes)
 		char *copy = malloc(size);
 
 		for (int iter = 0; iter < 3000; iter++) {
-			struct cdi_error err = { 0 };
+			struct cdi_error err = {0};
 			struct elf_info info;
 			int fd;
 
@@ -283,9 +290,9 @@ Test(elf, corrupt_bytes)
 
 Test(elf, not_elf)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct elf_info info;
-	char hdr[64] = { 0 };
+	char hdr[64] = {0};
 	int fd;
 
 	fd = memfile("#!/bin/sh\necho not a library\n", 29);
@@ -322,14 +329,14 @@ Test(elf, hostile_headers)
 		uint64_t value;
 		int width;
 	} cases[] = {
-		{ offsetof(Elf64_Ehdr, e_phoff), 0xfffffffffffffff0ull, 8 },
-		{ offsetof(Elf64_Ehdr, e_phoff), (uint64_t)size - 8, 8 },
-		{ offsetof(Elf64_Ehdr, e_phentsize), 4, 2 },
-		{ offsetof(Elf64_Ehdr, e_phnum), 0xffff, 2 },
+	    {offsetof(Elf64_Ehdr, e_phoff), 0xfffffffffffffff0ull, 8},
+	    {offsetof(Elf64_Ehdr, e_phoff), (uint64_t)size - 8, 8},
+	    {offsetof(Elf64_Ehdr, e_phentsize), 4, 2},
+	    {offsetof(Elf64_Ehdr, e_phnum), 0xffff, 2},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cdi_error err = { 0 };
+		struct cdi_error err = {0};
 		struct elf_info info;
 		char *copy = malloc(size);
 		int fd;
@@ -337,7 +344,8 @@ Test(elf, hostile_headers)
 		memcpy(copy, data, size);
 		memcpy(copy + cases[i].off, &cases[i].value, (size_t)cases[i].width);
 		fd = memfile(copy, size);
-		cr_assert_lt(elf_read_fd(fd, "hostile", ELF_READ_NEEDED, &info, &err), 0, "case %zu accepted", i);
+		cr_assert_lt(elf_read_fd(fd, "hostile", ELF_READ_NEEDED, &info, &err), 0,
+			     "case %zu accepted", i);
 		cr_assert(strstr(cdi_error_message(&err), "hostile"));
 		cdi_error_reset(&err);
 		close(fd);

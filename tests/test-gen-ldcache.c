@@ -117,7 +117,7 @@ TestSuite(ldcache, .init = setup, .fini = teardown);
 
 Test(ldcache, real_ldconfig_both_arches)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct ldcache *c = NULL;
 	char *path = make_real_cache();
 
@@ -134,7 +134,7 @@ Test(ldcache, real_ldconfig_both_arches)
 /* The order of entries is the cache's, the order the linker searches: the same as a re-read. */
 Test(ldcache, cache_order_is_file_order)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct ldcache *c = NULL;
 	char *path = make_real_cache();
 	size_t size;
@@ -149,7 +149,8 @@ Test(ldcache, cache_order_is_file_order)
 	free(path);
 }
 
-/* ld.so-1.7.0 header, n libc5 entries, padding to align, then the new cache as ldconfig wrote it. */
+/* ld.so-1.7.0 header, n libc5 entries, padding to align, then the new cache as ldconfig wrote it.
+ */
 static char *make_old_format(const char *new_data, size_t new_size, uint32_t n_old, size_t align,
 			     size_t *ret_size)
 {
@@ -179,15 +180,18 @@ Test(ldcache, old_combined_format)
 	size_t new_size;
 	char *new_data = slurp(path, &new_size);
 
-	/* odd and even libc5 counts (the new header needs padding or not), 8- and 4-byte alignment */
+	/* odd and even libc5 counts (the new header needs padding or not), 8- and 4-byte alignment
+	 */
 	for (uint32_t n_old = 0; n_old < 6; n_old++)
 		for (size_t align = 4; align <= 8; align += 4) {
-			struct cdi_error err = { 0 };
+			struct cdi_error err = {0};
 			struct ldcache *c = NULL;
 			size_t size;
 			char *old = make_old_format(new_data, new_size, n_old, align, &size);
 
-			cr_assert_eq(ldcache_parse(old, size, "old", &c, &err), 0, "n_old %u align %zu: %s", n_old, align, cdi_error_message(&err));
+			cr_assert_eq(ldcache_parse(old, size, "old", &c, &err), 0,
+				     "n_old %u align %zu: %s", n_old, align,
+				     cdi_error_message(&err));
 			cr_assert_eq(c->old_format, 1);
 			check_real_entries(c);
 			ldcache_free(c);
@@ -201,7 +205,7 @@ Test(ldcache, old_combined_format)
 static void truncate_everywhere(const char *data, size_t size)
 {
 	for (size_t len = 0; len < size; len++) {
-		struct cdi_error err = { 0 };
+		struct cdi_error err = {0};
 		struct ldcache *c = NULL;
 		/* a fresh allocation of exactly len bytes, so ASan sees any read past it */
 		char *copy = malloc(len ? len : 1);
@@ -212,7 +216,8 @@ static void truncate_everywhere(const char *data, size_t size)
 		cr_assert_lt(r, 0, "a cache truncated to %zu of %zu bytes was accepted", len, size);
 		cr_assert_eq(c, NULL);
 		cr_assert_gt(err.n_problems, 0);
-		cr_assert(strstr(cdi_error_message(&err), "truncated:"), "%s", cdi_error_message(&err));
+		cr_assert(strstr(cdi_error_message(&err), "truncated:"), "%s",
+			  cdi_error_message(&err));
 		cdi_error_reset(&err);
 		free(copy);
 	}
@@ -242,7 +247,7 @@ Test(ldcache, corrupt_bytes)
 	size_t accepted = 0;
 
 	for (int iter = 0; iter < 20000; iter++) {
-		struct cdi_error err = { 0 };
+		struct cdi_error err = {0};
 		struct ldcache *c = NULL;
 		char *copy = malloc(size);
 		int flips = 1 + (int)(rand_r(&seed) % 4);
@@ -310,16 +315,16 @@ Test(ldcache, hostile_fields)
 		uint32_t value;
 		const char *message;
 	} cases[] = {
-		{ "nlibs", 20, 0xffffffffu, "entries" },
-		{ "nlibs", 20, 2, "entries" },
-		{ "len_strings", 24, 0xfffffff0u, "string table" },
-		{ "key past strings", 52, 200, "outside the string table" },
-		{ "key into header", 52, 4, "outside the string table" },
-		{ "value past end", 56, 0xffffffffu, "outside the string table" },
-		{ "extension offset", 32, 0x7ffffff0u, "extension" },
-		{ "extension unaligned", 32, 49, "extension" },
+	    {"nlibs", 20, 0xffffffffu, "entries"},
+	    {"nlibs", 20, 2, "entries"},
+	    {"len_strings", 24, 0xfffffff0u, "string table"},
+	    {"key past strings", 52, 200, "outside the string table"},
+	    {"key into header", 52, 4, "outside the string table"},
+	    {"value past end", 56, 0xffffffffu, "outside the string table"},
+	    {"extension offset", 32, 0x7ffffff0u, "extension"},
+	    {"extension unaligned", 32, 49, "extension"},
 	};
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct ldcache *c = NULL;
 
 	size = make_tiny(buf);
@@ -333,8 +338,10 @@ Test(ldcache, hostile_fields)
 		size = make_tiny(buf);
 		put32(buf, cases[i].off, cases[i].value);
 		c = NULL;
-		cr_assert_lt(ldcache_parse(buf, size, "tiny", &c, &err), 0, "%s accepted", cases[i].what);
-		cr_assert(strstr(cdi_error_message(&err), cases[i].message), "%s: %s", cases[i].what, cdi_error_message(&err));
+		cr_assert_lt(ldcache_parse(buf, size, "tiny", &c, &err), 0, "%s accepted",
+			     cases[i].what);
+		cr_assert(strstr(cdi_error_message(&err), cases[i].message), "%s: %s",
+			  cases[i].what, cdi_error_message(&err));
 		cdi_error_reset(&err);
 	}
 
@@ -383,16 +390,36 @@ Test(ldcache, hostile_fields)
 	cdi_error_reset(&err);
 
 	/* not a cache at all */
-	cr_assert_lt(ldcache_parse("hello world, this is not a cache at all......", 44, "text", &c, &err), 0);
+	cr_assert_lt(
+	    ldcache_parse("hello world, this is not a cache at all......", 44, "text", &c, &err),
+	    0);
 	cr_assert(strstr(cdi_error_message(&err), "not an ld.so.cache"));
 	cdi_error_reset(&err);
 	cr_assert_lt(ldcache_parse("", 0, "empty", &c, &err), 0);
 	cdi_error_reset(&err);
 }
 
+/* This machine's own cache: large, written by the distribution's ldconfig. */
+Test(ldcache, host_cache)
+{
+	struct cdi_error err = {0};
+	struct ldcache *c = NULL;
+	bool libc = false;
+
+	if (access("/etc/ld.so.cache", R_OK) != 0)
+		cr_skip_test("no /etc/ld.so.cache on this machine");
+	cr_assert_eq(ldcache_load("/etc/ld.so.cache", &c, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_gt(c->n_entries, 10);
+	for (size_t i = 0; i < c->n_entries; i++)
+		if (strcmp(c->entries[i].key, "libc.so.6") == 0 && c->entries[i].value[0] == '/')
+			libc = true;
+	cr_assert(libc);
+	ldcache_free(c);
+}
+
 Test(ldcache, load_errors)
 {
-	struct cdi_error err = { 0 };
+	struct cdi_error err = {0};
 	struct ldcache *c = NULL;
 	char *path;
 	int fd;
