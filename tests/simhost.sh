@@ -277,12 +277,15 @@ fi
 # Options: other majors, refusing a non-empty dir, --force.
 if build single "$work/majors" --uvm-major 511 --caps-major 240; then
 	check "--uvm-major in /proc/devices" grep -qx '511 nvidia-uvm' "$work/majors/proc/devices"
+	check ".simhost describes the host" grep -qx 'uvm_major=511' "$work/majors/.simhost"
 	check "--caps-major in /proc/devices" grep -qx '240 nvidia-caps' "$work/majors/proc/devices"
 	if [ $root = 1 ] && [ ! -e "$work/majors/.simhost-no-devnodes" ]; then
 		check "--uvm-major node" [ "$(stat -c '%t %T' "$work/majors/dev/nvidia-uvm-tools")" = "1ff 1" ]
 	fi
 	check "refuses a non-empty --out" bash -c "! tests/simhost/make-host --topology single --mock-dir '$mock_dir' --out '$work/majors' 2>/dev/null"
 	check "--force rebuilds" tests/simhost/make-host --topology single --mock-dir "$mock_dir" --out "$work/majors" --force >/dev/null
+	mkdir -p "$work/precious" && touch "$work/precious/file"
+	check "--force spares a tree that is no simulated host" bash -c "! tests/simhost/make-host --topology single --mock-dir '$mock_dir' --out '$work/precious' --force 2>/dev/null && [ -f '$work/precious/file' ]"
 fi
 # A driver upgrade and a MIG reconfiguration, as cdi-generate --check must notice them.
 if build dgx-mig "$work/upgraded" --driver 550.90.07 --mig 5=7g --mig 0=3x2g --mig 2=off; then
