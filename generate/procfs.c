@@ -321,6 +321,28 @@ static int gpu_cmp_bus(const void *a, const void *b)
 	return strcmp(x->bus_id, y->bus_id);
 }
 
+/*
+ * Without NVML, MIG mode shows only through the GPU instances the driver
+ * publishes (capabilities/gpu<minor>/mig/gi<G>). Such a GPU cannot run as a
+ * full GPU, so it is marked and gets no full-GPU entry; its MIG devices need
+ * NVML (UUIDs, indexes). MIG mode with no instance yet cannot be told apart.
+ */
+static bool gpu_has_mig_instances(const char *root, unsigned minor)
+{
+	_cleanup_free_ char *rel = NULL, *path = NULL;
+	_cleanup_closedir_ DIR *d = NULL;
+	struct dirent *de;
+
+	if (asprintf(&rel, "/proc/driver/nvidia/capabilities/gpu%u/mig", minor) < 0)
+		return false;
+	path = host_path(root, rel);
+	d = path ? opendir(path) : NULL;
+	while (d && (de = readdir(d)))
+		if (strncmp(de->d_name, "gi", 2) == 0 && isdigit((unsigned char)de->d_name[2]))
+			return true;
+	return false;
+}
+
 int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
 		     struct cdi_error *err)
 {
@@ -368,8 +390,10 @@ int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
 		if (r < 0)
 			goto fail;
 		/* An excluded GPU (NVreg_ExcludedGpus) is invisible to NVML and unusable. */
-		if (!excluded)
-			topo.n_gpus++;
+		if (excluded)
+			continue;
+		topo.gpus[topo.n_gpus].mig_enabled = gpu_has_mig_instances(host->root, topo.gpus[topo.n_gpus].minor);
+		topo.n_gpus++;
 	}
 	if (errno) {
 		r = negative_errno();

@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the NVIDIA kernel modules publish under /proc (internal). */
+/*
+ * procfs_enumerate (gpus.h) marks a GPU mig_enabled, with no MIG devices,
+ * when the driver publishes GPU instances for it
+ * (capabilities/gpu<minor>/mig/gi<G>): without NVML its MIG devices cannot
+ * be named, and it cannot run as a full GPU.
+ */
 #ifndef CDIKIT_PROCFS_H
 #define CDIKIT_PROCFS_H
 

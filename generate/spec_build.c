@@ -565,7 +565,7 @@ int spec_build_gpus(const struct gen_host *host, const struct gpu_topology *topo
 
 		if (gpu->mig_enabled && gpu->n_migs == 0 && opts->n_device_ids == 0)
 			cdi_problem_add(warn, 0, NULL, 0, 0, NULL,
-					"GPU %u (%s) is in MIG mode without MIG devices: nothing to describe",
+					"GPU %u (%s) is in MIG mode and has no MIG device to describe (none configured, or enumerated without NVML)",
 					gpu->index, gpu->uuid);
 		if (gsel[i]) {
 			_cleanup_json_ json_t *dev_edits = json_object(), *nodes = json_array();

@@ -409,6 +409,15 @@ Test(procfs_enumerate, sorted_by_bus_excluded_skipped, .init = make_root, .fini 
 	for (size_t i = 0; i < topo.n_gpus; i++)
 		cr_assert(!topo.gpus[i].mig_enabled && topo.gpus[i].n_migs == 0);
 	gpu_topology_clear(&topo);
+
+	/* GPU instances published for minor 5 (GPU-a): in MIG mode, no full GPU. A bare mig/ dir is not. */
+	put("/proc/driver/nvidia/capabilities/gpu5/mig/gi1/access", "DeviceFileMinor: 12\n");
+	put("/proc/driver/nvidia/capabilities/gpu1/mig/x", "");
+	cr_assert_eq(procfs_enumerate(&host, &topo, &e), 0, "%s", cdi_error_message(&e));
+	cr_assert(topo.gpus[0].mig_enabled);
+	cr_assert_eq(topo.gpus[0].n_migs, 0);
+	cr_assert_not(topo.gpus[1].mig_enabled);
+	gpu_topology_clear(&topo);
 }
 
 Test(procfs_enumerate, errors_name_the_file, .init = make_root, .fini = remove_root)

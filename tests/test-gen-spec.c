@@ -498,7 +498,7 @@ Test(spec, nothing_to_describe)
 
 	cr_assert_eq(spec_build_gpus(&host, &t, NULL, &o, &spec, &warn, &e), -ENODEV);
 	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "MIG mode without MIG devices") != NULL);
+	cr_assert(strstr(warn.problems[0].text, "is in MIG mode and has no MIG device to describe") != NULL);
 	cdi_error_reset(&e);
 	cdi_error_reset(&warn);
 	t.n_gpus = 0;
