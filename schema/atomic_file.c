@@ -54,7 +54,8 @@ _public_ int cdi_write_file_atomic(const char *path, const void *buf, size_t len
 		dir = strndup(path, (size_t)(slash - path));
 	else
 		dir = strdup(".");
-	if (!dir || asprintf(&tmp, "%s/.%s.XXXXXX.tmp", strcmp(dir, "/") == 0 ? "" : dir, base) < 0) {
+	if (!dir ||
+	    asprintf(&tmp, "%s/.%s.XXXXXX.tmp", strcmp(dir, "/") == 0 ? "" : dir, base) < 0) {
 		tmp = NULL;
 		return cdi_problem_add(err, -ENOMEM, path, 0, 0, NULL, "out of memory");
 	}
@@ -62,8 +63,9 @@ _public_ int cdi_write_file_atomic(const char *path, const void *buf, size_t len
 	fd = mkostemps(tmp, strlen(".tmp"), O_CLOEXEC);
 	if (fd < 0) {
 		r = negative_errno();
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot create a temporary file in %s: %s",
-				       dir, strerror(-r));
+		return cdi_problem_add(err, r, path, 0, 0, NULL,
+				       "cannot create a temporary file in %s: %s", dir,
+				       strerror(-r));
 	}
 	if (fchmod(fd, mode & 07777) < 0) {
 		r = negative_errno();
@@ -98,8 +100,8 @@ _public_ int cdi_write_file_atomic(const char *path, const void *buf, size_t len
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 || (fsync(dfd) < 0 && errno != EINVAL)) {
 		r = negative_errno();
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot sync directory %s: %s", dir,
-				       strerror(-r));
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot sync directory %s: %s",
+				       dir, strerror(-r));
 	}
 	return 0;
 

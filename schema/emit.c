@@ -39,18 +39,18 @@ enum kind {
 };
 
 static const char *const *const key_order[] = {
-	[K_SPEC] = (const char *const[]){ "cdiVersion", "kind", "annotations", "devices",
-					  "containerEdits", NULL },
-	[K_DEVICE] = (const char *const[]){ "name", "annotations", "containerEdits", NULL },
-	[K_EDITS] = (const char *const[]){ "env", "deviceNodes", "hooks", "mounts", "intelRdt",
-					   "additionalGids", "netDevices", NULL },
-	[K_DEVICE_NODE] = (const char *const[]){ "path", "hostPath", "type", "major", "minor",
-						 "fileMode", "permissions", "uid", "gid", NULL },
-	[K_MOUNT] = (const char *const[]){ "hostPath", "containerPath", "type", "options", NULL },
-	[K_HOOK] = (const char *const[]){ "hookName", "path", "args", "env", "timeout", NULL },
-	[K_RDT] = (const char *const[]){ "closID", "l3CacheSchema", "memBwSchema", "schemata",
-					 "enableMonitoring", NULL },
-	[K_NET_DEVICE] = (const char *const[]){ "hostInterfaceName", "name", NULL },
+    [K_SPEC] = (const char *const[]){"cdiVersion", "kind", "annotations", "devices",
+				     "containerEdits", NULL},
+    [K_DEVICE] = (const char *const[]){"name", "annotations", "containerEdits", NULL},
+    [K_EDITS] = (const char *const[]){"env", "deviceNodes", "hooks", "mounts", "intelRdt",
+				      "additionalGids", "netDevices", NULL},
+    [K_DEVICE_NODE] = (const char *const[]){"path", "hostPath", "type", "major", "minor",
+					    "fileMode", "permissions", "uid", "gid", NULL},
+    [K_MOUNT] = (const char *const[]){"hostPath", "containerPath", "type", "options", NULL},
+    [K_HOOK] = (const char *const[]){"hookName", "path", "args", "env", "timeout", NULL},
+    [K_RDT] = (const char *const[]){"closID", "l3CacheSchema", "memBwSchema", "schemata",
+				    "enableMonitoring", NULL},
+    [K_NET_DEVICE] = (const char *const[]){"hostInterfaceName", "name", NULL},
 };
 
 /* What an object is follows from where it sits. */
@@ -60,16 +60,16 @@ static const struct {
 	enum kind child;
 	bool array; /* the key holds an array of such objects */
 } children[] = {
-	{ K_SPEC, "annotations", K_ANNOTATIONS, false },
-	{ K_SPEC, "devices", K_DEVICE, true },
-	{ K_SPEC, "containerEdits", K_EDITS, false },
-	{ K_DEVICE, "annotations", K_ANNOTATIONS, false },
-	{ K_DEVICE, "containerEdits", K_EDITS, false },
-	{ K_EDITS, "deviceNodes", K_DEVICE_NODE, true },
-	{ K_EDITS, "hooks", K_HOOK, true },
-	{ K_EDITS, "mounts", K_MOUNT, true },
-	{ K_EDITS, "intelRdt", K_RDT, false },
-	{ K_EDITS, "netDevices", K_NET_DEVICE, true },
+    {K_SPEC, "annotations", K_ANNOTATIONS, false},
+    {K_SPEC, "devices", K_DEVICE, true},
+    {K_SPEC, "containerEdits", K_EDITS, false},
+    {K_DEVICE, "annotations", K_ANNOTATIONS, false},
+    {K_DEVICE, "containerEdits", K_EDITS, false},
+    {K_EDITS, "deviceNodes", K_DEVICE_NODE, true},
+    {K_EDITS, "hooks", K_HOOK, true},
+    {K_EDITS, "mounts", K_MOUNT, true},
+    {K_EDITS, "intelRdt", K_RDT, false},
+    {K_EDITS, "netDevices", K_NET_DEVICE, true},
 };
 
 struct entry {
@@ -77,7 +77,7 @@ struct entry {
 	size_t key_len;
 	unsigned rank;
 	json_t *value;
-	enum kind kind;  /* of value, when it is an object */
+	enum kind kind;	 /* of value, when it is an object */
 	enum kind items; /* of value's items, when it is an array */
 };
 
@@ -106,11 +106,12 @@ static struct entry *ordered_entries(const json_t *obj, enum kind kind, size_t *
 
 	if (!v)
 		return NULL;
-	json_object_keylen_foreach((json_t *)obj, key, key_len, value) {
+	json_object_keylen_foreach((json_t *)obj, key, key_len, value)
+	{
 		struct entry *e = &v[i++];
 
-		*e = (struct entry){ .key = key, .key_len = key_len, .rank = UINT32_MAX,
-				     .value = value };
+		*e = (struct entry){
+		    .key = key, .key_len = key_len, .rank = UINT32_MAX, .value = value};
 		for (unsigned r = 0; order && order[r]; r++) {
 			if (strlen(order[r]) == key_len && memcmp(order[r], key, key_len) == 0) {
 				e->rank = r;
@@ -150,8 +151,8 @@ static bool is_alnum(char c)
  */
 static bool plain_safe(const char *s, size_t len)
 {
-	static const char *const words[] = { "y",	"n",   "yes", "no",  "on",	 "off",
-					     "true",	"false", "null", "inf", "nan", "infinity" };
+	static const char *const words[] = {"y",    "n",     "yes",  "no",  "on",  "off",
+					    "true", "false", "null", "inf", "nan", "infinity"};
 	struct cdi_scalar sc;
 
 	if (len == 0)
@@ -372,7 +373,8 @@ static int emit_yaml_node(struct yaml_out *y, const json_t *node, enum kind kind
 		r = emit_event(y, &ev,
 			       yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
 								    YAML_BLOCK_SEQUENCE_STYLE));
-		json_array_foreach(node, i, item) {
+		json_array_foreach(node, i, item)
+		{
 			if (r < 0)
 				break;
 			r = emit_yaml_node(y, item, items, K_NONE, depth + 1);
@@ -401,7 +403,7 @@ static int emit_yaml_node(struct yaml_out *y, const json_t *node, enum kind kind
 
 static int emit_yaml(const json_t *spec, struct out *o, struct cdi_error *err)
 {
-	struct yaml_out y = { .err = err };
+	struct yaml_out y = {.err = err};
 	yaml_event_t ev;
 	int r;
 
@@ -416,7 +418,8 @@ static int emit_yaml(const json_t *spec, struct out *o, struct cdi_error *err)
 
 	r = emit_event(&y, &ev, yaml_stream_start_event_initialize(&ev, YAML_UTF8_ENCODING));
 	if (r >= 0)
-		r = emit_event(&y, &ev, yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 0));
+		r = emit_event(&y, &ev,
+			       yaml_document_start_event_initialize(&ev, NULL, NULL, NULL, 0));
 	if (r >= 0)
 		r = emit_yaml_node(&y, spec, K_SPEC, K_NONE, 0);
 	if (r >= 0)
@@ -429,7 +432,8 @@ static int emit_yaml(const json_t *spec, struct out *o, struct cdi_error *err)
 	return r;
 }
 
-/* A copy of node whose objects hold their keys in emission order (jansson keeps insertion order). */
+/* A copy of node whose objects hold their keys in emission order (jansson keeps insertion order).
+ */
 static json_t *ordered_copy(const json_t *node, enum kind kind, enum kind items, unsigned depth)
 {
 	json_t *copy;
@@ -445,7 +449,8 @@ static json_t *ordered_copy(const json_t *node, enum kind kind, enum kind items,
 		for (size_t i = 0; copy && i < n; i++) {
 			json_t *c = ordered_copy(v[i].value, v[i].kind, v[i].items, depth + 1);
 
-			if (!c || json_object_setn_new_nocheck(copy, v[i].key, v[i].key_len, c) < 0) {
+			if (!c ||
+			    json_object_setn_new_nocheck(copy, v[i].key, v[i].key_len, c) < 0) {
 				json_decref(copy);
 				copy = NULL;
 			}
@@ -459,7 +464,8 @@ static json_t *ordered_copy(const json_t *node, enum kind kind, enum kind items,
 		if (depth >= CDI_SPEC_MAX_DEPTH)
 			return NULL;
 		copy = json_array();
-		json_array_foreach(node, i, item) {
+		json_array_foreach(node, i, item)
+		{
 			json_t *c;
 
 			if (!copy)
@@ -489,14 +495,16 @@ static unsigned nesting(const json_t *node, unsigned limit)
 	if (limit == 0)
 		return 1;
 	if (json_is_object(node)) {
-		json_object_foreach((json_t *)node, key, value) {
+		json_object_foreach((json_t *)node, key, value)
+		{
 			unsigned d = nesting(value, limit - 1);
 
 			if (d > max)
 				max = d;
 		}
 	} else {
-		json_array_foreach(node, i, value) {
+		json_array_foreach(node, i, value)
+		{
 			unsigned d = nesting(value, limit - 1);
 
 			if (d > max)
@@ -529,7 +537,7 @@ static int emit_json(const json_t *spec, struct out *o, struct cdi_error *err)
 _public_ int cdi_spec_emit(const json_t *spec, enum cdi_format format, char **ret_buf,
 			   size_t *ret_len, struct cdi_error *err)
 {
-	struct out o = { 0 };
+	struct out o = {0};
 	int r;
 
 	if (!spec || !ret_buf)

@@ -57,7 +57,7 @@ int cdi_marks_add(struct cdi_marks *marks, const json_t *node, unsigned line, un
 		marks->v = v;
 		marks->cap = cap;
 	}
-	marks->v[marks->n++] = (struct mark){ .node = node, .line = line, .column = column };
+	marks->v[marks->n++] = (struct mark){.node = node, .line = line, .column = column};
 	return 0;
 }
 

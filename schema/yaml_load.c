@@ -4,8 +4,9 @@
  * (bounded by CDI_SPEC_MAX_DEPTH) replaces recursion, so deep input fails
  * early instead of exhausting anything; aliases are deep-copied under a
  * global node budget (CDI_SPEC_MAX_NODES), so alias bombs fail before they
- * cost memory. Plain scalars resolve as go-yaml v3 resolves them, because
- * the reference library reads specs through a go-yaml based decoder.
+ * cost memory. Plain scalars resolve as go-yaml v3 resolves them (the
+ * reference reads specs through go-yaml; its v0.5.2 Debian build uses v2,
+ * which differs only in taking yes/no/on/off/y/n for booleans).
  */
 #include <errno.h>
 #include <limits.h>
@@ -29,17 +30,17 @@
 #define TAG_PREFIX "tag:yaml.org,2002:"
 
 struct anchor {
-	json_t *node;   /* a reference of our own: merge sources are freed early */
-	size_t nodes;   /* nodes of the subtree (upper bound), for the budget */
+	json_t *node;	 /* a reference of our own: merge sources are freed early */
+	size_t nodes;	 /* nodes of the subtree (upper bound), for the budget */
 	unsigned height; /* containers nested in it, itself included */
-	bool done;      /* false while the anchored container is still open */
+	bool done;	 /* false while the anchored container is still open */
 };
 
 struct frame {
-	json_t *node;          /* the open container, owned until delivered */
+	json_t *node;	       /* the open container, owned until delivered */
 	yaml_mark_t start;     /* where it starts, for messages */
 	size_t nodes_before;   /* loader nodes before this container */
-	long anchor;           /* index into anchors, -1 if none */
+	long anchor;	       /* index into anchors, -1 if none */
 	unsigned child_height; /* highest container among the children */
 	/* Mappings: the key waiting for its value. */
 	bool have_key;
@@ -417,10 +418,9 @@ static bool special_float(const char *s, size_t len, struct cdi_scalar *ret)
 		const char *text;
 		const char *canonical;
 	} specials[] = {
-		{ ".nan", ".nan" },   { ".NaN", ".nan" },   { ".NAN", ".nan" },
-		{ ".inf", ".inf" },   { ".Inf", ".inf" },   { ".INF", ".inf" },
-		{ "+.inf", ".inf" },  { "+.Inf", ".inf" },  { "+.INF", ".inf" },
-		{ "-.inf", "-.inf" }, { "-.Inf", "-.inf" }, { "-.INF", "-.inf" },
+	    {".nan", ".nan"},  {".NaN", ".nan"},   {".NAN", ".nan"},   {".inf", ".inf"},
+	    {".Inf", ".inf"},  {".INF", ".inf"},   {"+.inf", ".inf"},  {"+.Inf", ".inf"},
+	    {"+.INF", ".inf"}, {"-.inf", "-.inf"}, {"-.Inf", "-.inf"}, {"-.INF", "-.inf"},
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(specials); i++) {
@@ -436,7 +436,7 @@ static bool special_float(const char *s, size_t len, struct cdi_scalar *ret)
 
 void cdi_scalar_resolve(const char *text, size_t len, struct cdi_scalar *ret)
 {
-	*ret = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
+	*ret = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
 
 	if (len == 0) {
 		ret->kind = CDI_SCALAR_NULL;
@@ -552,7 +552,7 @@ static int anchor_define(struct loader *l, const char *name, json_t *node, bool 
 	if (!idx || json_object_set_new(l->anchor_index, name, idx) < 0)
 		return oom(l);
 	a = &l->anchors[l->n_anchors];
-	*a = (struct anchor){ .node = json_incref(node), .nodes = 1, .done = done };
+	*a = (struct anchor){.node = json_incref(node), .nodes = 1, .done = done};
 	if (ret_index)
 		*ret_index = (long)l->n_anchors;
 	l->n_anchors++;
@@ -584,11 +584,11 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 		if (plain)
 			cdi_scalar_resolve(text, len, sc);
 		else
-			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
+			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
 		return 0;
 	}
 	if (tag_is(tag, "str")) {
-		*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
+		*sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
 		return 0;
 	}
 	if (tag_is(tag, "int"))
@@ -613,11 +613,11 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 		if (sc->kind == CDI_SCALAR_FLOAT || sc->kind == CDI_SCALAR_FLOAT_SPECIAL)
 			return 0;
 		if (sc->kind == CDI_SCALAR_INT) {
-			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT, .d = (double)sc->i };
+			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = (double)sc->i};
 			return 0;
 		}
 		if (sc->kind == CDI_SCALAR_UINT) {
-			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT, .d = (double)sc->u };
+			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = (double)sc->u};
 			return 0;
 		}
 		break;
@@ -626,8 +626,8 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 			return 0;
 		break;
 	}
-	return fail(l, &ev->start_mark, "cannot decode \"%s\" as %s", quote(text, len, q, sizeof(q)),
-		    short_tag(tag));
+	return fail(l, &ev->start_mark, "cannot decode \"%s\" as %s",
+		    quote(text, len, q, sizeof(q)), short_tag(tag));
 }
 
 static json_t *scalar_to_json(const struct cdi_scalar *sc)
@@ -693,9 +693,12 @@ static int deliver(struct loader *l, json_t *node, const yaml_mark_t *m, unsigne
 			size_t i;
 			json_t *item;
 
-			json_array_foreach(node, i, item) {
+			json_array_foreach(node, i, item)
+			{
 				if (!json_is_object(item)) {
-					r = fail(l, m, "merge key << needs a mapping or a sequence of mappings");
+					r = fail(
+					    l, m,
+					    "merge key << needs a mapping or a sequence of mappings");
 					break;
 				}
 				if (json_array_append(f->merges, item) < 0) {
@@ -786,7 +789,7 @@ static int on_scalar(struct loader *l, yaml_event_t *ev)
 		struct frame *f = top(l);
 
 		if (is_merge_key(ev)) {
-			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = "<<", .len = 2 };
+			sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = "<<", .len = 2};
 			f->key_is_merge = true;
 		} else {
 			r = resolve_event(l, ev, &sc);
@@ -837,8 +840,8 @@ static int on_start(struct loader *l, yaml_event_t *ev, bool mapping)
 	const yaml_mark_t *m = &ev->start_mark;
 	const char *anchor = (const char *)(mapping ? ev->data.mapping_start.anchor
 						    : ev->data.sequence_start.anchor);
-	const char *tag = (const char *)(mapping ? ev->data.mapping_start.tag
-						 : ev->data.sequence_start.tag);
+	const char *tag =
+	    (const char *)(mapping ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
 	struct frame *f;
 	json_t *node;
 	int r;
@@ -854,7 +857,7 @@ static int on_start(struct loader *l, yaml_event_t *ev, bool mapping)
 	if (!node)
 		return oom(l);
 	f = &l->stack[l->depth++];
-	*f = (struct frame){ .node = node, .start = *m, .nodes_before = l->nodes, .anchor = -1 };
+	*f = (struct frame){.node = node, .start = *m, .nodes_before = l->nodes, .anchor = -1};
 	r = count_node(l, m);
 	if (r < 0)
 		return r;
@@ -880,12 +883,14 @@ static int on_end(struct loader *l, const yaml_event_t *ev)
 		size_t i;
 		json_t *src;
 
-		json_array_foreach(f->merges, i, src) {
+		json_array_foreach(f->merges, i, src)
+		{
 			const char *key;
 			size_t key_len;
 			json_t *value;
 
-			json_object_keylen_foreach(src, key, key_len, value) {
+			json_object_keylen_foreach(src, key, key_len, value)
+			{
 				if (json_object_getn(f->node, key, key_len))
 					continue;
 				if (json_object_setn_nocheck(f->node, key, key_len, value) < 0)
@@ -923,7 +928,8 @@ static json_t *copy_node(struct loader *l, const json_t *src, const yaml_mark_t 
 		dst = json_object();
 		if (!dst)
 			break;
-		json_object_keylen_foreach((json_t *)src, key, key_len, value) {
+		json_object_keylen_foreach((json_t *)src, key, key_len, value)
+		{
 			json_t *c = copy_node(l, value, m, ret);
 
 			if (!c || json_object_setn_new_nocheck(dst, key, key_len, c) < 0) {
@@ -940,7 +946,8 @@ static json_t *copy_node(struct loader *l, const json_t *src, const yaml_mark_t 
 		dst = json_array();
 		if (!dst)
 			break;
-		json_array_foreach(src, i, value) {
+		json_array_foreach(src, i, value)
+		{
 			json_t *c = copy_node(l, value, m, ret);
 
 			if (!c || json_array_append_new(dst, c) < 0) {
@@ -996,7 +1003,7 @@ static int on_alias(struct loader *l, yaml_event_t *ev)
 
 	if (in_key_position(l)) {
 		struct frame *f = top(l);
-		struct cdi_scalar sc = { .kind = CDI_SCALAR_STRING };
+		struct cdi_scalar sc = {.kind = CDI_SCALAR_STRING};
 		json_t *k = a->node;
 
 		switch (json_typeof(k)) {
@@ -1005,24 +1012,25 @@ static int on_alias(struct loader *l, yaml_event_t *ev)
 			sc.len = json_string_length(k);
 			break;
 		case JSON_INTEGER:
-			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_INT, .i = json_integer_value(k) };
+			sc =
+			    (struct cdi_scalar){.kind = CDI_SCALAR_INT, .i = json_integer_value(k)};
 			break;
 		case JSON_REAL:
-			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT, .d = json_real_value(k) };
+			sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = json_real_value(k)};
 			break;
 		case JSON_TRUE:
 		case JSON_FALSE:
-			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_BOOL, .b = json_is_true(k) };
+			sc = (struct cdi_scalar){.kind = CDI_SCALAR_BOOL, .b = json_is_true(k)};
 			break;
 		case JSON_NULL:
-			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_NULL };
+			sc = (struct cdi_scalar){.kind = CDI_SCALAR_NULL};
 			break;
 		default:
 			return fail(l, m, "mapping keys must be scalars");
 		}
 		/* The anchor table holds k for as long as the key is needed. */
 		f->have_key = true;
-		f->key_event = (yaml_event_t){ 0 };
+		f->key_event = (yaml_event_t){0};
 		key_string(&sc, f);
 		return set_key(l, f, m);
 	}
@@ -1136,8 +1144,8 @@ int cdi_yaml_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 	int r;
 
 	if (len > CDI_SPEC_MAX_BYTES)
-		return cdi_problem_add(err, -EFBIG, name, 0, 0, NULL,
-				       "larger than %u bytes", CDI_SPEC_MAX_BYTES);
+		return cdi_problem_add(err, -EFBIG, name, 0, 0, NULL, "larger than %u bytes",
+				       CDI_SPEC_MAX_BYTES);
 
 	/* The stack of frames is a few KiB: keep it off the caller's stack. */
 	l = calloc(1, sizeof(*l));

@@ -12,8 +12,8 @@ enum cdi_scalar_kind {
 	CDI_SCALAR_NULL,
 	CDI_SCALAR_BOOL,
 	CDI_SCALAR_INT,
-	CDI_SCALAR_UINT,          /* above INT64_MAX, up to UINT64_MAX */
-	CDI_SCALAR_FLOAT,         /* finite */
+	CDI_SCALAR_UINT,	  /* above INT64_MAX, up to UINT64_MAX */
+	CDI_SCALAR_FLOAT,	  /* finite */
 	CDI_SCALAR_FLOAT_SPECIAL, /* .inf, -.inf, .nan: s holds that canonical spelling */
 };
 
