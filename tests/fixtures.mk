@@ -11,17 +11,21 @@ MOCK_NVML_SRC := tests/simhost/mock-nvml.c
 MOCK_NVML_DEPS := $(MOCK_NVML_SRC) tests/simhost/mock-nvml.h generate/nvml_api.h tests/fixtures.mk
 
 # No -MMD here: the dependencies are listed above, and .d files under $(B)/tests
-# would not be found by the Makefile's include of $(B)/obj.
-MOCK_NVML_CFLAGS = $(filter-out -MMD -MP,$(ALL_CFLAGS))
+# would not be found by the Makefile's include of $(B)/obj. No sanitizer either, even
+# with SANITIZE=1: the mock is loaded by programs that are not instrumented (python,
+# the test program inside a runc container), where an ASan library cannot load; its own
+# memory checks are valgrind runs in tests/simhost.sh.
+MOCK_NVML_CFLAGS = $(filter-out -MMD -MP $(SAN_FLAGS),$(ALL_CFLAGS))
+MOCK_NVML_LDFLAGS = $(filter-out $(SAN_FLAGS),$(ALL_LDFLAGS))
 
 $(MOCK_NVML): $(MOCK_NVML_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(MOCK_NVML_CFLAGS) -shared -Wl,-soname,libnvidia-ml.so.1 -Wl,--no-undefined \
-		$(ALL_LDFLAGS) -o $@ $(MOCK_NVML_SRC) -ldl
+		$(MOCK_NVML_LDFLAGS) -o $@ $(MOCK_NVML_SRC) -ldl
 
 $(MOCK_NVML_OLD): $(MOCK_NVML_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(MOCK_NVML_CFLAGS) -DMOCK_OLD_DRIVER -shared -Wl,-soname,libnvidia-ml.so.1 \
-		-Wl,--no-undefined $(ALL_LDFLAGS) -o $@ $(MOCK_NVML_SRC) -ldl
+		-Wl,--no-undefined $(MOCK_NVML_LDFLAGS) -o $@ $(MOCK_NVML_SRC) -ldl
 
 FIXTURES += $(MOCK_NVML) $(MOCK_NVML_OLD)

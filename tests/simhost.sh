@@ -269,6 +269,71 @@ if [ -f "$work/dgx-mig/usr/lib/x86_64-linux-gnu/mock-nvml.conf" ]; then
 	check "dgx-mig: GI cap of gpu5/gi2 shared by two CIs" [ "$(cat "$R/proc/driver/nvidia/capabilities/gpu5/mig/gi2/access")" = "$(printf 'DeviceFileMinor: 696\nDeviceFileMode: 292\nDeviceFileModify: 1')" ]
 fi
 
+# The mock under valgrind: the calls a generator makes, on 8 and 64 GPUs, two sessions.
+if command -v valgrind >/dev/null && command -v cc >/dev/null; then
+	cat >"$work/walk.c" <<'EOF'
+#include <dlfcn.h>
+#include <stdio.h>
+typedef int (*fn)();
+int main(int argc, char **argv)
+{
+	void *h = dlopen(argv[1], RTLD_NOW);
+	char buf[96];
+	unsigned n = 0, total = 0;
+	if (argc < 2 || !h)
+		return 2;
+#define F(name) fn name = (fn)dlsym(h, #name)
+	F(nvmlInit_v2); F(nvmlShutdown); F(nvmlDeviceGetCount_v2); F(nvmlDeviceGetHandleByIndex_v2);
+	F(nvmlDeviceGetUUID); F(nvmlDeviceGetName); F(nvmlDeviceGetPciInfo_v3); F(nvmlDeviceGetMinorNumber);
+	F(nvmlDeviceGetMigMode); F(nvmlDeviceGetMaxMigDeviceCount); F(nvmlDeviceGetMigDeviceHandleByIndex);
+	F(nvmlDeviceGetGpuInstanceId); F(nvmlDeviceGetComputeInstanceId); F(nvmlSystemGetDriverVersion);
+	for (int round = 0; round < 2; round++) {
+		if (nvmlInit_v2() || nvmlSystemGetDriverVersion(buf, 80) || nvmlDeviceGetCount_v2(&n))
+			return 3;
+		for (unsigned i = 0; i < n; i++) {
+			void *d, *m;
+			unsigned u, cur, pend, max = 0;
+			char pci[68];
+			nvmlDeviceGetHandleByIndex_v2(i, &d);
+			nvmlDeviceGetUUID(d, buf, 96);
+			nvmlDeviceGetName(d, buf, 96);
+			nvmlDeviceGetPciInfo_v3(d, pci);
+			nvmlDeviceGetMinorNumber(d, &u);
+			if (nvmlDeviceGetMigMode(d, &cur, &pend) || !cur)
+				continue;
+			nvmlDeviceGetMaxMigDeviceCount(d, &max);
+			for (unsigned j = 0; j < max; j++) {
+				if (nvmlDeviceGetMigDeviceHandleByIndex(d, j, &m))
+					continue;
+				nvmlDeviceGetGpuInstanceId(m, &u);
+				nvmlDeviceGetComputeInstanceId(m, &u);
+				nvmlDeviceGetUUID(m, buf, 96);
+				nvmlDeviceGetName(m, buf, 96);
+				total++;
+			}
+		}
+		nvmlShutdown();
+	}
+	printf("%u %u\n", n, total / 2);
+	return 0;
+}
+EOF
+	if cc -o "$work/walk" "$work/walk.c" -ldl; then
+		for t in dgx-mig:8:10 big64:64:448; do
+			IFS=: read -r name want_gpus want_migs <<<"$t"
+			[ -d "$work/$name" ] || continue
+			out=$(valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9 \
+				"$work/walk" "$work/$name/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1" 2>&1)
+			rc=$?
+			if [ $rc -eq 0 ] && [ "$out" = "$want_gpus $want_migs" ]; then ok; else
+				bad "valgrind on the mock, $name: exit $rc: $out"
+			fi
+		done
+	else
+		bad "cannot compile the valgrind driver"
+	fi
+fi
+
 # Same options, same tree: deterministic apart from timestamps.
 listing() { (cd "$1" && find . -printf '%p %y %l %m\n' | sort && find . -type f ! -name '*.conf' -print0 | sort -z | xargs -0 md5sum); }
 if build dgx-mig "$work/again"; then
