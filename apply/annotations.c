@@ -168,7 +168,8 @@ _public_ int cdi_annotations_parse(const json_t *annotations, char ***ret_device
 	json_object_foreach((json_t *)annotations, key, value)
 		if (strncmp(key, CDI_ANNOTATION_PREFIX, strlen(CDI_ANNOTATION_PREFIX)) == 0)
 			keys[n_keys++] = key;
-	qsort(keys, n_keys, sizeof(*keys), cmp_str);
+	if (n_keys > 1)
+		qsort(keys, n_keys, sizeof(*keys), cmp_str);
 
 	for (size_t i = 0; i < n_keys; i++) {
 		const char *s = json_string_value(json_object_get(annotations, keys[i]));

@@ -319,7 +319,8 @@ static int scan_dir(struct reg_state *st, const char *dir, size_t priority, unsi
 		return r;
 	}
 
-	qsort(entries, n, sizeof(*entries), cmp_entry);
+	if (n > 1)
+		qsort(entries, n, sizeof(*entries), cmp_entry);
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		_cleanup_free_ char *path = NULL;
 		unsigned char type = entries[i].type;
@@ -373,7 +374,8 @@ static void sort_unique(const char **list, size_t n)
 {
 	size_t w = 0;
 
-	qsort(list, n, sizeof(*list), cmp_str);
+	if (n > 1)
+		qsort(list, n, sizeof(*list), cmp_str);
 	for (size_t i = 0; i < n; i++)
 		if (w == 0 || strcmp(list[w - 1], list[i]) != 0)
 			list[w++] = list[i];

@@ -655,8 +655,9 @@ Test(edits_append, four_sets_concatenate_rdt_last_wins)
 		snprintf(path, sizeof(path), "/dev/dev%zu", i + 1);
 		cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, i), "path")), path);
 	}
-	assert_json_eq(json_object_get(json_object_get(o, "linux"), "intelRdt"),
-		       load("{'closID':'clos-2'}"));
+	json_decref(want_env);
+	want_env = load("{'closID':'clos-2'}");
+	assert_json_eq(json_object_get(json_object_get(o, "linux"), "intelRdt"), want_env);
 	for (size_t i = 0; i < 4; i++)
 		json_decref((json_t *)src[i].edits);
 	json_decref(want_env);
