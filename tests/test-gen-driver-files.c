@@ -749,3 +749,76 @@ Test(simhost, libcuda_mounts)
 	free_lines(lines, n);
 	json_decref(mounts);
 }
+
+/*
+ * The point of it all: with the mounts as the only change to an image that
+ * has glibc and no ld.so.cache (no ldconfig hook, no symlink hook), the
+ * dynamic linker finds the driver's libraries by soname, dependencies
+ * included. A copy of each hostPath at its containerPath stands in for the
+ * bind mount (the linker cannot tell them apart); chroot needs root.
+ */
+enum image_mounts { ALL_MOUNTS, NO_MULTIARCH, OWN_PATHS_ONLY };
+
+static void check_dlopen_in_image(enum image_mounts which)
+{
+	struct cdi_error err = {0};
+	json_t *mounts = mounts_for(sim_root, sim_root, VER, &err), *m;
+	char img[PATH_MAX], *script = NULL;
+	size_t len = 0, i;
+	FILE *f;
+
+	if (geteuid() != 0)
+		cr_skip_test("chroot needs root");
+	snprintf(img, sizeof(img), "%s/img", sim);
+	f = open_memstream(&script, &len);
+	cr_assert(f);
+	fprintf(
+	    f,
+	    "set -e; I='%s'; mkdir -p \"$I/lib64\" \"$I/usr/lib/x86_64-linux-gnu\"; "
+	    "cp -L /lib64/ld-linux-x86-64.so.2 \"$I/lib64/\"; cp -L /lib/x86_64-linux-gnu/libc.so.6 \"$I/usr/lib/x86_64-linux-gnu/\"; ",
+	    img);
+	json_array_foreach(mounts, i, m)
+	{
+		const char *cp = json_string_value(json_object_get(m, "containerPath"));
+
+		if (strncmp(cp, "/usr/lib", 8) != 0)
+			continue;
+		if (which == NO_MULTIARCH && strncmp(cp, L64 "/", strlen(L64) + 1) == 0)
+			continue;
+		/* what a hook-needing spec gives without its hooks: the versioned files only */
+		if (which == OWN_PATHS_ONLY &&
+		    strcmp(cp, json_string_value(json_object_get(m, "hostPath")) +
+				   strlen(sim_root)) != 0)
+			continue;
+		fprintf(f, "mkdir -p \"$(dirname \"$I%s\")\"; cp '%s' \"$I%s\"; ", cp,
+			json_string_value(json_object_get(m, "hostPath")), cp);
+	}
+	fprintf(
+	    f,
+	    "printf '%%s\\n' '#include <dlfcn.h>' '#include <stdio.h>' "
+	    "'int main(int c, char **v) { for (int i = 1; i < c; i++) if (!dlopen(v[i], RTLD_NOW)) { printf(\"%%s\\n\", dlerror()); return 1; } return 0; }' > \"$I.c\"; "
+	    "cc -o \"$I/t\" \"$I.c\"; test ! -e \"$I/etc/ld.so.cache\"; "
+	    "%schroot \"$I\" /t libcuda.so.1 libnvidia-ml.so.1 libGLX_nvidia.so.0 libGLX_indirect.so.0 libEGL_nvidia.so.0 libnvidia-ptxjitcompiler.so.1 libcuda.so",
+	    which == OWN_PATHS_ONLY ? "! " : "");
+	fclose(f);
+	sh("%s", script);
+	free(script);
+	json_decref(mounts);
+}
+
+Test(simhost, dlopen_without_ldconfig_multiarch)
+{
+	check_dlopen_in_image(ALL_MOUNTS);
+}
+
+/* Only the /usr/lib names (musl's directory; Debian's glibc searches it after multiarch). */
+Test(simhost, dlopen_without_ldconfig_usr_lib)
+{
+	check_dlopen_in_image(NO_MULTIARCH);
+}
+
+/* The control: the versioned files alone (nvidia-ctk's mounts without its hooks) do not load. */
+Test(simhost, dlopen_fails_with_own_paths_only)
+{
+	check_dlopen_in_image(OWN_PATHS_ONLY);
+}
