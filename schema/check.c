@@ -28,6 +28,7 @@
  *
  * Differences from the reference, all deliberate:
  *   - field names match case-sensitively (Go's encoding/json also accepts "CDIVERSION");
+ *   - a number or boolean where a string belongs is always a problem (above);
  *   - with CDI_LOAD_STRICT, what SPEC.md forbids but the reference lets through is rejected
  *     too: relative paths, hook timeouts <= 0, negative device numbers, fileMode bits beyond
  *     07777, invalid network interface names and annotation keys.
