@@ -150,6 +150,12 @@ static int read_table(const struct reader *r, uint64_t off, uint16_t n, uint16_t
 	if (n > ELF_MAX_HEADERS)
 		return cdi_fail(r->err, -EINVAL, "%s: %u %s, more than the limit of %u", r->path, n,
 				what, ELF_MAX_HEADERS);
+	/* Checked before allocating: a hostile count times entry size could ask for 256 MiB. */
+	if (off > r->size || (uint64_t)n * entsize > r->size - off)
+		return cdi_fail(r->err, -EINVAL,
+				"%s: %u %s of %u bytes at offset %llu run past the %llu-byte file",
+				r->path, n, what, entsize, (unsigned long long)off,
+				(unsigned long long)r->size);
 	buf = malloc((size_t)n * entsize + 1);
 	if (!buf)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
@@ -299,6 +305,12 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 		return cdi_fail(r->err, -EINVAL,
 				"%s: dynamic section of %llu entries, more than the limit of %u",
 				r->path, (unsigned long long)n, ELF_MAX_DYNAMIC);
+	if (loc->dyn_off > r->size || n * entsize > r->size - loc->dyn_off)
+		return cdi_fail(
+		    r->err, -EINVAL,
+		    "%s: dynamic section (%llu bytes at offset %llu) runs past the %llu-byte file",
+		    r->path, (unsigned long long)(n * entsize), (unsigned long long)loc->dyn_off,
+		    (unsigned long long)r->size);
 	dyn = malloc(n * entsize + 1);
 	if (!dyn)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);

@@ -333,6 +333,8 @@ Test(elf, hostile_headers)
 	    {offsetof(Elf64_Ehdr, e_phoff), (uint64_t)size - 8, 8},
 	    {offsetof(Elf64_Ehdr, e_phentsize), 4, 2},
 	    {offsetof(Elf64_Ehdr, e_phnum), 0xffff, 2},
+	    /* entry size x count past the file: refused before any allocation */
+	    {offsetof(Elf64_Ehdr, e_phentsize), 0xffff, 2},
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
