@@ -27,6 +27,15 @@
  * - A mount point missing in the image is created by the runtime (runc
  *   creates the file and its parent directories), so each library shows up
  *   in directories an image may not have had (/usr/lib64 in Debian).
+ * - Libraries that are loaded from a directory of their own rather than by
+ *   the linker get their names there: vdpau/ (libvdpau), gbm/ (Mesa's GBM:
+ *   nvidia-drm_gbm.so = libnvidia-allocator).
+ * - Not mounted: the Xorg modules (nvidia_drv.so, libglxserver_nvidia.so;
+ *   a display server in a container is out of scope), the EGL application
+ *   profile nvidia-ctk writes per container, and a $CUDA_MPS_PIPE_DIRECTORY
+ *   other than /tmp/nvidia-mps (the environment at boot is not the users').
+ * - A soname that is not the library's own name (libnvidia-foo.so.<ver>
+ *   claiming libc.so.6) is not mounted: it would shadow the image's library.
  */
 #include <dirent.h>
 #include <errno.h>
