@@ -236,7 +236,8 @@ Test(spec, positions_yaml)
 	    "nvidia.yaml:13:7: devices[1].containerEdits.env[0]: \"FOO\" is not NAME=VALUE", NULL);
 }
 
-/* A missing field is reported at its parent; an unquoted number where a string belongs. */
+/* A missing field is reported at its parent; under strict, an unquoted number where a string
+ * belongs (by default it converts, as in the reference). */
 Test(spec, positions_missing_and_coerced)
 {
 	load_expect(
@@ -249,7 +250,7 @@ Test(spec, positions_missing_and_coerced)
 	    "      mounts:\n"
 	    "        - containerPath: /x\n"
 	    "          options: [ro, 5]\n",
-	    0, NULL,
+	    CDI_LOAD_STRICT, NULL,
 	    "m.yaml:4:11: devices[0].name: expected a string, got the number 7 (write \"7\" in quotes)",
 	    "m.yaml:8:25: devices[0].containerEdits.mounts[0].options[1]: expected a string, got the number 5 (write \"5\" in quotes)",
 	    "m.yaml:7:11: devices[0].containerEdits.mounts[0]: missing required field \"hostPath\"",

@@ -558,19 +558,24 @@ Test(validate, coerced_scalars)
 	    NULL);
 	expect("{\"cdiVersion\":true,\"kind\":\"vendor.com/device\",\"devices\":[" DEV1 "]}",
 	       "t.json: cdiVersion: invalid version \"true\"", NULL);
-	/* a valid value once converted still fails: name 0 would be "0" to the reference */
-	expect(
+	/* Under strict a converted value is an error even when it would be valid; by default the
+	 * reference's conversion stands: name 0 is the device "0" (sigs.k8s.io/yaml). */
+	expect("{\"cdiVersion\":\"0.5.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":0,\"containerEdits\":{\"env\":[\"A=B\"]}}]}", NULL);
+	expect_strict(
 	    "{\"cdiVersion\":\"0.5.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":0,\"containerEdits\":{\"env\":[\"A=B\"]}}]}",
 	    "t.json: devices[0].name: expected a string, got the number 0 (write \"0\" in quotes)",
 	    NULL);
 	/* the converted value is what the minimum version sees ("0" starts with a digit) */
-	expect(
+	expect("{\"cdiVersion\":\"0.3.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":7,\"containerEdits\":{\"env\":[\"A=B\"]}}]}",
+	       "t.json: cdiVersion: the spec version must be at least v0.5.0 (devices[0].name \"7\" starting with a digit needs it), got 0.3.0",
+	       NULL);
+	expect_strict(
 	    "{\"cdiVersion\":\"0.3.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":7,\"containerEdits\":{\"env\":[\"A=B\"]}}]}",
 	    "t.json: devices[0].name: expected a string, got the number 7 (write \"7\" in quotes)",
 	    "t.json: cdiVersion: the spec version must be at least v0.5.0 (devices[0].name \"7\" starting with a digit needs it), got 0.3.0",
 	    NULL);
 	/* and what the rules see: two "true" devices are duplicates */
-	expect(
+	expect_strict(
 	    "{\"cdiVersion\":\"0.3.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":true,\"containerEdits\":{\"env\":[\"A=B\"]}},{\"name\":true,\"containerEdits\":{\"env\":[1.5]}}]}",
 	    "t.json: devices[0].name: expected a string, got the boolean true (write \"true\" in quotes)",
 	    "t.json: devices[1].name: expected a string, got the boolean true (write \"true\" in quotes)",
@@ -578,7 +583,7 @@ Test(validate, coerced_scalars)
 	    "t.json: devices[1].containerEdits.env[0]: \"1.5\" is not NAME=VALUE",
 	    "t.json: devices[1].name: duplicate device name \"true\" (first at devices[0].name)",
 	    NULL);
-	expect(
+	expect_strict(
 	    "{" BASE ",\"annotations\":{\"n\":12},\"devices\":[" DEV1 "]}",
 	    "t.json: annotations[\"n\"]: expected a string, got the number 12 (write \"12\" in quotes)",
 	    "t.json: cdiVersion: the spec version must be at least v0.6.0 (annotations needs it), got 0.3.0",
@@ -828,7 +833,7 @@ Test(validate, marks)
 	cdi_marks_add(marks, json_object_get(json_array_get(devs, 1), "name"), 16, 11);
 	cdi_marks_add(marks, json_object_get(json_array_get(devs, 2), "name"), 20, 11);
 
-	cr_expect_eq(cdi_spec_check(spec, "f.yaml", marks, 0, true, &err), -EINVAL);
+	cr_expect_eq(cdi_spec_check(spec, "f.yaml", marks, CDI_LOAD_STRICT, true, &err), -EINVAL);
 	cr_expect_eq(err.n_problems, sizeof(want) / sizeof(want[0]));
 	for (size_t i = 0; i < err.n_problems && i < sizeof(want) / sizeof(want[0]); i++) {
 		cr_expect_str_eq(err.problems[i].text, want[i]);
