@@ -1228,13 +1228,13 @@ static void check_devices(struct check *c, const json_t *root, struct loc rloc)
 		problem(c, aloc, top, "no devices");
 }
 
-int cdi_spec_check(json_t *root, const char *file, const struct cdi_marks *marks, unsigned flags,
+int cdi_spec_check(json_t *root, const char *file, struct cdi_marks *marks, unsigned flags,
 		   bool coerce, struct cdi_error *err)
 {
 	struct check c = {
 	    .file = file,
 	    /* Only replaced nodes are added, under the positions of the nodes they replace. */
-	    .marks = (struct cdi_marks *)marks,
+	    .marks = marks,
 	    .flags = flags,
 	    .coerce = coerce,
 	    .err = err,

@@ -12,14 +12,15 @@
 
 /*
  * Check root (a whole spec) and add one problem per finding to err, each
- * with file, line:col (from marks, may be NULL) and field path.
+ * with file, line:col (from marks, may be NULL) and field path. A node
+ * replaced while coercing is added to marks under the old node's position.
  * With coerce, numbers and booleans found where a string belongs are
  * replaced by strings as the reference does (int: decimal; float: Go's
  * FormatFloat(v, 'g', -1, 32); bool: "true"/"false") and null values are
  * dropped as absent; without coerce they are type errors.
  * flags: enum cdi_load_flags. Returns 0 or -EINVAL.
  */
-int cdi_spec_check(json_t *root, const char *file, const struct cdi_marks *marks, unsigned flags,
+int cdi_spec_check(json_t *root, const char *file, struct cdi_marks *marks, unsigned flags,
 		   bool coerce, struct cdi_error *err);
 
 #endif
