@@ -47,7 +47,7 @@ CRIT_LIBS := $(call pkg,--libs,criterion)
 CC ?= cc
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-fPIC -fvisibility=hidden -D_GNU_SOURCE -Iinclude -Ischema \
+	-fPIC -fvisibility=hidden -D_GNU_SOURCE -DCDIKIT_VERSION=\"$(VERSION)\" -Iinclude -Ischema \
 	$(call pkg,--cflags,$(LIB_PKGS) $(GEN_PKGS)) $(SAN_FLAGS)
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
