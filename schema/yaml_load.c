@@ -50,7 +50,6 @@ struct frame {
 	size_t key_len;
 	yaml_event_t key_event; /* owns the key's bytes while the value is read */
 	char key_buf[64];
-	json_t *merges; /* merge sources in order (the first wins), or NULL */
 };
 
 struct loader {
@@ -174,9 +173,7 @@ static void frame_free(struct frame *f)
 {
 	frame_release_key(f);
 	json_decref(f->node);
-	json_decref(f->merges);
 	f->node = NULL;
-	f->merges = NULL;
 }
 
 /* Scalar resolution (go-yaml v3 resolve.go). */
@@ -660,6 +657,52 @@ static json_t *scalar_to_json(const struct cdi_scalar *sc)
 }
 
 /* Attach a finished node to the open container (or make it the root). */
+/*
+ * Merge src into the mapping being built. As in the reference (go-yaml v2
+ * in strict mode, through sigs.k8s.io/yaml), a key may come from one place
+ * only: a merged key that is already set, or that is set explicitly later,
+ * is a duplicate.
+ */
+static int merge_into(struct loader *l, json_t *obj, json_t *src, const yaml_mark_t *m)
+{
+	const char *key;
+	size_t key_len;
+	json_t *value;
+	char q[80];
+
+	json_object_keylen_foreach(src, key, key_len, value)
+	{
+		if (json_object_getn(obj, key, key_len))
+			return fail(l, m, "duplicate key \"%s\" (merged by <<)",
+				    quote(key, key_len, q, sizeof(q)));
+		if (json_object_setn_nocheck(obj, key, key_len, value) < 0)
+			return oom(l);
+	}
+	return 0;
+}
+
+static int merge(struct loader *l, json_t *obj, json_t *node, const yaml_mark_t *m)
+{
+	size_t i;
+	json_t *item;
+	int r;
+
+	if (json_is_object(node))
+		return merge_into(l, obj, node, m);
+	if (!json_is_array(node))
+		return fail(l, m, "merge key << needs a mapping or a sequence of mappings");
+	json_array_foreach(node, i, item)
+	{
+		if (!json_is_object(item))
+			return fail(l, m, "merge key << needs a mapping or a sequence of mappings");
+		r = merge_into(l, obj, item, m);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Attach a finished node to the open container (or make it the root). */
 static int deliver(struct loader *l, json_t *node, const yaml_mark_t *m, unsigned height)
 {
 	struct frame *f = top(l);
@@ -677,40 +720,8 @@ static int deliver(struct loader *l, json_t *node, const yaml_mark_t *m, unsigne
 		return json_array_append_new(f->node, node) < 0 ? oom(l) : 0;
 
 	if (f->key_is_merge) {
-		/* Collected now, applied when the mapping ends: explicit keys win. */
-		if (!f->merges) {
-			f->merges = json_array();
-			if (!f->merges) {
-				json_decref(node);
-				frame_release_key(f);
-				return oom(l);
-			}
-		}
-		if (json_is_object(node)) {
-			if (json_array_append_new(f->merges, node) < 0)
-				r = oom(l);
-		} else if (json_is_array(node)) {
-			size_t i;
-			json_t *item;
-
-			json_array_foreach(node, i, item)
-			{
-				if (!json_is_object(item)) {
-					r = fail(
-					    l, m,
-					    "merge key << needs a mapping or a sequence of mappings");
-					break;
-				}
-				if (json_array_append(f->merges, item) < 0) {
-					r = oom(l);
-					break;
-				}
-			}
-			json_decref(node);
-		} else {
-			json_decref(node);
-			r = fail(l, m, "merge key << needs a mapping or a sequence of mappings");
-		}
+		r = merge(l, f->node, node, m);
+		json_decref(node);
 	} else if (json_object_setn_new_nocheck(f->node, f->key, f->key_len, node) < 0) {
 		r = oom(l);
 	}
@@ -879,25 +890,6 @@ static int on_end(struct loader *l, const yaml_event_t *ev)
 	if (!f)
 		return fail(l, &ev->start_mark, "unbalanced end of collection");
 
-	if (f->merges) {
-		size_t i;
-		json_t *src;
-
-		json_array_foreach(f->merges, i, src)
-		{
-			const char *key;
-			size_t key_len;
-			json_t *value;
-
-			json_object_keylen_foreach(src, key, key_len, value)
-			{
-				if (json_object_getn(f->node, key, key_len))
-					continue;
-				if (json_object_setn_nocheck(f->node, key, key_len, value) < 0)
-					return oom(l);
-			}
-		}
-	}
 	height = f->child_height + 1;
 	if (f->anchor >= 0) {
 		struct anchor *a = &l->anchors[f->anchor];
