@@ -222,6 +222,54 @@ static int own_member(struct editor *ed, json_t *parent, const char *key, json_t
 	return 0;
 }
 
+/* True for an array of strings (what args, env, options and schemata are). */
+static bool string_array(const json_t *a)
+{
+	const json_t *v;
+	size_t i;
+
+	if (!json_is_array(a))
+		return false;
+	json_array_foreach(a, i, v)
+		if (!json_is_string(v))
+			return false;
+	return true;
+}
+
+/* A copy of an array of strings; json_deep_copy() is far slower for these small lists. */
+static json_t *copy_strings(const json_t *a)
+{
+	json_t *copy = json_array(), *v;
+	size_t i;
+
+	if (!copy)
+		return NULL;
+	json_array_foreach(a, i, v) {
+		if (json_array_append_new(copy, json_stringn_nocheck(json_string_value(v),
+								     json_string_length(v))) < 0) {
+			json_decref(copy);
+			return NULL;
+		}
+	}
+	return copy;
+}
+
+/* Set obj[key] to a new value (taking it), false on failure (the value is released). */
+static bool set_new(json_t *obj, const char *key, json_t *value)
+{
+	return value && json_object_set_new_nocheck(obj, key, value) == 0;
+}
+
+static bool set_string(json_t *obj, const char *key, const char *value)
+{
+	return set_new(obj, key, json_string_nocheck(value));
+}
+
+static bool set_int(json_t *obj, const char *key, json_int_t value)
+{
+	return set_new(obj, key, json_integer(value));
+}
+
 /* The process object for changes; a new one carries what Go's zero Process marshals to. */
 static int own_process(struct editor *ed, json_t **ret)
 {
@@ -241,17 +289,38 @@ static int own_process(struct editor *ed, json_t **ret)
 }
 
 /* A problem about one edit: file and field of its source, plus a suffix ("deviceNodes[2]"). */
-_printf_(5, 6) static int edit_problem(struct editor *ed, int code, const struct cdi_edit_source *s,
-				       const char *suffix, const char *fmt, ...)
+static int edit_problemv(struct editor *ed, int code, const struct cdi_edit_source *s,
+			 const char *suffix, const char *fmt, va_list ap)
 {
 	_cleanup_free_ char *field = NULL;
-	va_list ap;
 
 	if (s->field && *s->field && suffix && asprintf(&field, "%s.%s", s->field, suffix) < 0)
 		field = NULL;
-	va_start(ap, fmt);
-	code = cdi_problem_addv(ed->err, code, s->file, 0, 0,
+	return cdi_problem_addv(ed->err, code, s->file, 0, 0,
 				field ? field : suffix ? suffix : s->field, fmt, ap);
+}
+
+_printf_(5, 6) static int edit_problem(struct editor *ed, int code, const struct cdi_edit_source *s,
+				       const char *suffix, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	code = edit_problemv(ed, code, s, suffix, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* The same for entry index of the list key; the label is only built for a problem. */
+_printf_(6, 7) static int item_problem(struct editor *ed, int code, const struct cdi_edit_source *s,
+				       const char *key, size_t index, const char *fmt, ...)
+{
+	char suffix[64];
+	va_list ap;
+
+	snprintf(suffix, sizeof(suffix), "%s[%zu]", key, index);
+	va_start(ap, fmt);
+	code = edit_problemv(ed, code, s, suffix, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -362,7 +431,7 @@ struct node {
 	bool has_file_mode, has_uid, has_gid;
 };
 
-static int node_string(struct editor *ed, const struct cdi_edit_source *s, const char *where,
+static int node_string(struct editor *ed, const struct cdi_edit_source *s, size_t k,
 		       const json_t *o, const char *key, const char **ret)
 {
 	const json_t *v = json_object_get(o, key);
@@ -371,12 +440,12 @@ static int node_string(struct editor *ed, const struct cdi_edit_source *s, const
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_string(v))
-		return edit_problem(ed, -EINVAL, s, where, "%s is not a string", key);
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k, "%s is not a string", key);
 	*ret = json_string_value(v);
 	return 0;
 }
 
-static int node_int(struct editor *ed, const struct cdi_edit_source *s, const char *where,
+static int node_int(struct editor *ed, const struct cdi_edit_source *s, size_t k,
 		    const json_t *o, const char *key, json_int_t min, json_int_t max, json_int_t *ret,
 		    bool *ret_has)
 {
@@ -388,35 +457,36 @@ static int node_int(struct editor *ed, const struct cdi_edit_source *s, const ch
 	if (!v || json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max)
-		return edit_problem(ed, -EINVAL, s, where, "%s is not an integer in [%lld, %lld]", key,
-				    (long long)min, (long long)max);
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k,
+				    "%s is not an integer in [%lld, %lld]", key, (long long)min,
+				    (long long)max);
 	*ret = json_integer_value(v);
 	if (ret_has)
 		*ret_has = true;
 	return 0;
 }
 
-static int node_parse(struct editor *ed, const struct cdi_edit_source *s, const char *where,
+static int node_parse(struct editor *ed, const struct cdi_edit_source *s, size_t k,
 		      const json_t *o, struct node *nd)
 {
 	int r = 0;
 
 	*nd = (struct node){ 0 };
 	if (!json_is_object(o))
-		return edit_problem(ed, -EINVAL, s, where, "is not an object");
-	if ((r = node_string(ed, s, where, o, "path", &nd->path)) < 0 ||
-	    (r = node_string(ed, s, where, o, "hostPath", &nd->host_path)) < 0 ||
-	    (r = node_string(ed, s, where, o, "type", &nd->type)) < 0 ||
-	    (r = node_string(ed, s, where, o, "permissions", &nd->permissions)) < 0 ||
-	    (r = node_int(ed, s, where, o, "major", INT64_MIN, INT64_MAX, &nd->major, NULL)) < 0 ||
-	    (r = node_int(ed, s, where, o, "minor", INT64_MIN, INT64_MAX, &nd->minor, NULL)) < 0 ||
-	    (r = node_int(ed, s, where, o, "fileMode", 0, UINT32_MAX, &nd->file_mode,
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k, "is not an object");
+	if ((r = node_string(ed, s, k, o, "path", &nd->path)) < 0 ||
+	    (r = node_string(ed, s, k, o, "hostPath", &nd->host_path)) < 0 ||
+	    (r = node_string(ed, s, k, o, "type", &nd->type)) < 0 ||
+	    (r = node_string(ed, s, k, o, "permissions", &nd->permissions)) < 0 ||
+	    (r = node_int(ed, s, k, o, "major", INT64_MIN, INT64_MAX, &nd->major, NULL)) < 0 ||
+	    (r = node_int(ed, s, k, o, "minor", INT64_MIN, INT64_MAX, &nd->minor, NULL)) < 0 ||
+	    (r = node_int(ed, s, k, o, "fileMode", 0, UINT32_MAX, &nd->file_mode,
 			  &nd->has_file_mode)) < 0 ||
-	    (r = node_int(ed, s, where, o, "uid", 0, UINT32_MAX, &nd->uid, &nd->has_uid)) < 0 ||
-	    (r = node_int(ed, s, where, o, "gid", 0, UINT32_MAX, &nd->gid, &nd->has_gid)) < 0)
+	    (r = node_int(ed, s, k, o, "uid", 0, UINT32_MAX, &nd->uid, &nd->has_uid)) < 0 ||
+	    (r = node_int(ed, s, k, o, "gid", 0, UINT32_MAX, &nd->gid, &nd->has_gid)) < 0)
 		return r;
 	if (!*nd->path)
-		return edit_problem(ed, -EINVAL, s, where, "invalid (empty) device path");
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k, "invalid (empty) device path");
 	return 0;
 }
 
@@ -436,7 +506,7 @@ static int call_lstat(const struct cdi_inject_options *opts, const char *path, s
 }
 
 /* fillMissingInfo (container-edits_unix.go), on our copy of the node. */
-static int node_fill(struct editor *ed, const struct cdi_edit_source *s, const char *where,
+static int node_fill(struct editor *ed, const struct cdi_edit_source *s, size_t k,
 		     struct node *nd)
 {
 	bool minimal = *nd->type && (nd->major != 0 || strcmp(nd->type, "p") == 0);
@@ -461,15 +531,16 @@ static int node_fill(struct editor *ed, const struct cdi_edit_source *s, const c
 		default:
 			if (minimal)
 				return 0;
-			return edit_problem(ed, -EINVAL, s, where,
+			return item_problem(ed, -EINVAL, s, "deviceNodes", k,
 					    "failed to stat CDI host device \"%s\": not a device node",
 					    nd->host_path);
 		}
 	} else {
 		if (minimal)
 			return 0;
-		return edit_problem(ed, r, s, where, "failed to stat CDI host device \"%s\": %s",
-				    nd->host_path, strerror(-r));
+		return item_problem(ed, r, s, "deviceNodes", k,
+				    "failed to stat CDI host device \"%s\": %s", nd->host_path,
+				    strerror(-r));
 	}
 
 	if (!nd->has_file_mode) {
@@ -481,7 +552,7 @@ static int node_fill(struct editor *ed, const struct cdi_edit_source *s, const c
 	if (!*nd->type)
 		nd->type = host_type;
 	else if (strcmp(nd->type, host_type) != 0)
-		return edit_problem(ed, -EINVAL, s, where,
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k,
 				    "CDI device (\"%s\", \"%s\"), host type mismatch (%s, %s)", nd->path,
 				    nd->host_path, nd->type, host_type);
 	if (strcmp(nd->type, "p") == 0)
@@ -641,18 +712,18 @@ static json_t *oci_device(const struct node *nd, const json_t *root)
 	json_t *dev;
 
 	/* LinuxDevice: path, type, major, minor always; fileMode, uid, gid omitempty (pointers). */
-	dev = json_pack("{s:s,s:s,s:I,s:I}", "path", nd->path, "type", nd->type, "major",
-			(json_int_t)nd->major, "minor", (json_int_t)nd->minor);
-	if (!dev)
-		return NULL;
-	if (nd->has_file_mode && json_object_set_new(dev, "fileMode", json_integer(nd->file_mode)) < 0)
+	dev = json_object();
+	if (!dev || !set_string(dev, "path", nd->path) || !set_string(dev, "type", nd->type) ||
+	    !set_int(dev, "major", nd->major) || !set_int(dev, "minor", nd->minor))
 		goto fail;
-	if (nd->has_uid || process_user_id(root, "uid", &id))
-		if (json_object_set_new(dev, "uid", json_integer(nd->has_uid ? nd->uid : id)) < 0)
-			goto fail;
-	if (nd->has_gid || process_user_id(root, "gid", &id))
-		if (json_object_set_new(dev, "gid", json_integer(nd->has_gid ? nd->gid : id)) < 0)
-			goto fail;
+	if (nd->has_file_mode && !set_int(dev, "fileMode", nd->file_mode))
+		goto fail;
+	if ((nd->has_uid || process_user_id(root, "uid", &id)) &&
+	    !set_int(dev, "uid", nd->has_uid ? nd->uid : id))
+		goto fail;
+	if ((nd->has_gid || process_user_id(root, "gid", &id)) &&
+	    !set_int(dev, "gid", nd->has_gid ? nd->gid : id))
+		goto fail;
 	return dev;
 fail:
 	json_decref(dev);
@@ -670,9 +741,10 @@ static json_t *cgroup_rule(const struct node *nd)
 		access = "rwm";
 	else if (strcmp(access, "none") == 0)
 		access = "";
-	rule = json_pack("{s:b,s:s,s:I,s:I}", "allow", 1, "type", nd->type, "major",
-			 (json_int_t)nd->major, "minor", (json_int_t)nd->minor);
-	if (rule && *access && json_object_set_new(rule, "access", json_string(access)) < 0) {
+	rule = json_object();
+	if (!rule || !set_new(rule, "allow", json_true()) || !set_string(rule, "type", nd->type) ||
+	    !set_int(rule, "major", nd->major) || !set_int(rule, "minor", nd->minor) ||
+	    (*access && !set_string(rule, "access", access))) {
 		json_decref(rule);
 		return NULL;
 	}
@@ -706,16 +778,14 @@ static int apply_device_nodes(struct editor *ed, const struct cdi_edit_source *s
 	for (i = 0; i < n; i++) {
 		edits_array(ed, &src[i], "deviceNodes", &list);
 		json_array_foreach(list, k, v) {
-			char where[48];
 			struct node nd;
 			_cleanup_json_ json_t *dev = NULL;
 			json_t *rule;
 			struct chain *c;
 
-			snprintf(where, sizeof(where), "deviceNodes[%zu]", k);
-			r = node_parse(ed, &src[i], where, v, &nd);
+			r = node_parse(ed, &src[i], k, v, &nd);
 			if (r == 0)
-				r = node_fill(ed, &src[i], where, &nd);
+				r = node_fill(ed, &src[i], k, &nd);
 			if (r < 0) {
 				/* Keep going: every bad node is worth one line. */
 				ret = ret ? ret : r;
@@ -777,12 +847,10 @@ static int apply_net_devices(struct editor *ed, const struct cdi_edit_source *sr
 		json_array_foreach(list, k, v) {
 			const json_t *host = json_object_get(v, "hostInterfaceName");
 			const json_t *name = json_object_get(v, "name");
-			char where[48];
 			json_t *dev;
 
-			snprintf(where, sizeof(where), "netDevices[%zu]", k);
 			if (!json_is_string(host) || !json_is_string(name))
-				return edit_problem(ed, -EINVAL, &src[i], where,
+				return item_problem(ed, -EINVAL, &src[i], "netDevices", k,
 						    "hostInterfaceName and name must be strings");
 			if (!netdevs &&
 			    ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux", &lnx)) < 0 ||
@@ -790,9 +858,13 @@ static int apply_net_devices(struct editor *ed, const struct cdi_edit_source *sr
 					     "linux.netDevices", &netdevs)) < 0))
 				return r;
 			/* LinuxNetDevice: name omitempty. Set or overwrite. */
-			dev = *json_string_value(name) ? json_pack("{s:s}", "name", json_string_value(name))
-						       : json_object();
-			if (!dev || json_object_set_new(netdevs, json_string_value(host), dev) < 0)
+			dev = json_object();
+			if (!dev || (*json_string_value(name) &&
+				     !set_string(dev, "name", json_string_value(name)))) {
+				json_decref(dev);
+				return cdi_fail(ed->err, -ENOMEM, "out of memory");
+			}
+			if (json_object_set_new(netdevs, json_string_value(host), dev) < 0)
 				return cdi_fail(ed->err, -ENOMEM, "out of memory");
 		}
 	}
@@ -848,18 +920,18 @@ static json_t *oci_mount(const json_t *m, bool userns)
 	json_t *mnt, *opts;
 
 	/* Mount: destination always; type, source, options omitempty. */
-	mnt = json_pack("{s:s}", "destination", dest);
-	if (!mnt)
-		return NULL;
-	if (type && *type && json_object_set_new(mnt, "type", json_string(type)) < 0)
+	mnt = json_object();
+	if (!mnt || !set_string(mnt, "destination", dest))
 		goto fail;
-	if (source && *source && json_object_set_new(mnt, "source", json_string(source)) < 0)
+	if (type && *type && !set_string(mnt, "type", type))
+		goto fail;
+	if (source && *source && !set_string(mnt, "source", source))
 		goto fail;
 	if (json_array_size(options) > 0 || idmap) {
-		opts = json_is_array(options) ? json_deep_copy(options) : json_array();
-		if (!opts || json_object_set_new(mnt, "options", opts) < 0)
+		opts = copy_strings(options);
+		if (!set_new(mnt, "options", opts))
 			goto fail;
-		if (idmap && json_array_append_new(opts, json_string(idmap)) < 0)
+		if (idmap && json_array_append_new(opts, json_string_nocheck(idmap)) < 0)
 			goto fail;
 	}
 	return mnt;
@@ -897,17 +969,17 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 		if (r < 0)
 			return r;
 		json_array_foreach(list, k, v) {
-			char where[48];
+			const json_t *type = json_object_get(v, "type");
+			const json_t *options = json_object_get(v, "options");
 
-			snprintf(where, sizeof(where), "mounts[%zu]", k);
 			if (!json_is_string(json_object_get(v, "containerPath")) ||
 			    !json_is_string(json_object_get(v, "hostPath")))
-				return edit_problem(ed, -EINVAL, &src[i], where,
+				return item_problem(ed, -EINVAL, &src[i], "mounts", k,
 						    "hostPath and containerPath must be strings");
-			if ((json_object_get(v, "type") && !json_is_string(json_object_get(v, "type"))) ||
-			    (json_object_get(v, "options") && !json_is_array(json_object_get(v, "options"))))
-				return edit_problem(ed, -EINVAL, &src[i], where,
-						    "type must be a string and options an array");
+			if ((type && !json_is_null(type) && !json_is_string(type)) ||
+			    (options && !json_is_null(options) && !string_array(options)))
+				return item_problem(ed, -EINVAL, &src[i], "mounts", k,
+						    "type must be a string and options an array of strings");
 		}
 		total += json_array_size(list);
 	}
@@ -964,17 +1036,16 @@ static json_t *oci_hook(const json_t *h)
 {
 	const json_t *args = json_object_get(h, "args"), *env = json_object_get(h, "env");
 	const json_t *timeout = json_object_get(h, "timeout");
-	json_t *hook = json_pack("{s:s}", "path", json_string_value(json_object_get(h, "path")));
+	json_t *hook = json_object();
 
 	/* Hook: path always; args, env omitempty; timeout a pointer (present even when 0). */
-	if (!hook)
-		return NULL;
-	if (json_array_size(args) > 0 && json_object_set_new(hook, "args", json_deep_copy(args)) < 0)
+	if (!hook || !set_string(hook, "path", json_string_value(json_object_get(h, "path"))))
 		goto fail;
-	if (json_array_size(env) > 0 && json_object_set_new(hook, "env", json_deep_copy(env)) < 0)
+	if (json_array_size(args) > 0 && !set_new(hook, "args", copy_strings(args)))
 		goto fail;
-	if (json_is_integer(timeout) &&
-	    json_object_set_new(hook, "timeout", json_integer(json_integer_value(timeout))) < 0)
+	if (json_array_size(env) > 0 && !set_new(hook, "env", copy_strings(env)))
+		goto fail;
+	if (json_is_integer(timeout) && !set_int(hook, "timeout", json_integer_value(timeout)))
 		goto fail;
 	return hook;
 fail:
@@ -995,23 +1066,23 @@ static int apply_hooks(struct editor *ed, const struct cdi_edit_source *src, siz
 			return r;
 		json_array_foreach(list, k, v) {
 			const char *name = json_string_value(json_object_get(v, "hookName"));
-			char where[48], field[64];
+			const json_t *args = json_object_get(v, "args"), *env = json_object_get(v, "env");
+			const json_t *timeout = json_object_get(v, "timeout");
+			char field[64];
 			json_t *hook;
 
-			snprintf(where, sizeof(where), "hooks[%zu]", k);
 			if (!json_is_string(json_object_get(v, "path")) ||
-			    (json_object_get(v, "args") && !json_is_array(json_object_get(v, "args"))) ||
-			    (json_object_get(v, "env") && !json_is_array(json_object_get(v, "env"))) ||
-			    (json_object_get(v, "timeout") && !json_is_null(json_object_get(v, "timeout")) &&
-			     !json_is_integer(json_object_get(v, "timeout"))))
-				return edit_problem(ed, -EINVAL, &src[i], where,
-						    "path must be a string, args and env arrays, timeout an integer");
+			    (args && !json_is_null(args) && !string_array(args)) ||
+			    (env && !json_is_null(env) && !string_array(env)) ||
+			    (timeout && !json_is_null(timeout) && !json_is_integer(timeout)))
+				return item_problem(ed, -EINVAL, &src[i], "hooks", k,
+						    "path must be a string, args and env arrays of strings, timeout an integer");
 			for (h = 0; h < ELEMENTSOF(hook_names); h++)
 				if (name && strcmp(name, hook_names[h]) == 0)
 					break;
 			if (h == ELEMENTSOF(hook_names))
-				return edit_problem(ed, -EINVAL, &src[i], where, "unknown hook name \"%s\"",
-						    name ? name : "");
+				return item_problem(ed, -EINVAL, &src[i], "hooks", k,
+						    "unknown hook name \"%s\"", name ? name : "");
 			if (!hooks && (r = own_member(ed, ed->root, "hooks", JSON_OBJECT, true, "hooks",
 						      &hooks)) < 0)
 				return r;
@@ -1065,7 +1136,11 @@ static int apply_intel_rdt(struct editor *ed, const struct cdi_edit_source *src,
 			goto oom;
 	}
 	v = json_object_get(rdt, "schemata");
-	if (json_array_size(v) > 0 && json_object_set_new(out, "schemata", json_deep_copy(v)) < 0)
+	if (v && !json_is_null(v) && !string_array(v)) {
+		json_decref(out);
+		return edit_problem(ed, -EINVAL, last, "intelRdt", "schemata is not an array of strings");
+	}
+	if (json_array_size(v) > 0 && !set_new(out, "schemata", copy_strings(v)))
 		goto oom;
 	v = json_object_get(rdt, "enableMonitoring");
 	if (json_is_true(v) && json_object_set_new(out, "enableMonitoring", json_true()) < 0)
@@ -1212,4 +1287,204 @@ _public_ int cdi_apply_edits(json_t *oci, const json_t *edits, const struct cdi_
 		return 0;
 	}
 	return cdi_apply_edit_sources(oci, &src, 1, opts, err);
+}
+
+/* ---- serialising the result ------------------------------------------------------------- */
+
+struct outbuf {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+};
+
+static void out_reserve(struct outbuf *o, size_t n)
+{
+	size_t cap;
+	char *grown;
+
+	if (o->oom || o->len + n + 1 <= o->cap)
+		return;
+	cap = o->cap ? o->cap : 4096;
+	while (cap < o->len + n + 1)
+		cap *= 2;
+	grown = realloc(o->buf, cap);
+	if (!grown) {
+		o->oom = true;
+		return;
+	}
+	o->buf = grown;
+	o->cap = cap;
+}
+
+static void out_put(struct outbuf *o, const char *s, size_t n)
+{
+	out_reserve(o, n);
+	if (o->oom)
+		return;
+	memcpy(o->buf + o->len, s, n);
+	o->len += n;
+}
+
+static void out_char(struct outbuf *o, char c)
+{
+	out_reserve(o, 1);
+	if (!o->oom)
+		o->buf[o->len++] = c;
+}
+
+/* jansson's dump_indent: a newline and depth levels, or nothing (compact). */
+static void out_indent(struct outbuf *o, unsigned indent, bool tab, unsigned depth)
+{
+	size_t n = tab ? depth : (size_t)depth * indent;
+
+	if (!indent)
+		return;
+	out_reserve(o, n + 1);
+	if (o->oom)
+		return;
+	o->buf[o->len++] = '\n';
+	memset(o->buf + o->len, tab ? '\t' : ' ', n);
+	o->len += n;
+}
+
+/* jansson's dump_string without flags: escape '"', '\\' and control characters only. */
+static void out_string(struct outbuf *o, const char *s, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t start = 0;
+
+	out_reserve(o, len + 2);
+	out_char(o, '"');
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = s[i];
+		char esc[6] = { '\\', 0 };
+		size_t n = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		out_put(o, s + start, i - start);
+		start = i + 1;
+		switch (c) {
+		case '"': esc[1] = '"'; break;
+		case '\\': esc[1] = '\\'; break;
+		case '\b': esc[1] = 'b'; break;
+		case '\f': esc[1] = 'f'; break;
+		case '\n': esc[1] = 'n'; break;
+		case '\r': esc[1] = 'r'; break;
+		case '\t': esc[1] = 't'; break;
+		default:
+			memcpy(esc, "\\u00", 4);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			n = 6;
+		}
+		out_put(o, esc, n);
+	}
+	out_put(o, s + start, len - start);
+	out_char(o, '"');
+}
+
+static void out_value(struct outbuf *o, const json_t *j, unsigned indent, bool tab, unsigned depth)
+{
+	char num[32];
+	size_t i, n;
+
+	switch (json_typeof(j)) {
+	case JSON_NULL:
+		out_put(o, "null", 4);
+		break;
+	case JSON_TRUE:
+		out_put(o, "true", 4);
+		break;
+	case JSON_FALSE:
+		out_put(o, "false", 5);
+		break;
+	case JSON_INTEGER:
+		n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(j));
+		out_put(o, num, n);
+		break;
+	case JSON_REAL: {
+		/* Rare in a config; jansson's own formatting keeps the bytes identical. */
+		char *r = json_dumps(j, JSON_ENCODE_ANY);
+
+		if (!r)
+			o->oom = true;
+		else
+			out_put(o, r, strlen(r));
+		free(r);
+		break;
+	}
+	case JSON_STRING:
+		out_string(o, json_string_value(j), json_string_length(j));
+		break;
+	case JSON_ARRAY:
+		n = json_array_size(j);
+		out_char(o, '[');
+		if (n == 0) {
+			out_char(o, ']');
+			break;
+		}
+		out_indent(o, indent, tab, depth + 1);
+		for (i = 0; i < n; i++) {
+			out_value(o, json_array_get(j, i), indent, tab, depth + 1);
+			if (i + 1 < n) {
+				out_char(o, ',');
+				if (indent)
+					out_indent(o, indent, tab, depth + 1);
+			} else {
+				out_indent(o, indent, tab, depth);
+			}
+		}
+		out_char(o, ']');
+		break;
+	case JSON_OBJECT: {
+		void *iter = json_object_iter((json_t *)j);
+
+		out_char(o, '{');
+		if (!iter) {
+			out_char(o, '}');
+			break;
+		}
+		out_indent(o, indent, tab, depth + 1);
+		while (iter) {
+			void *next = json_object_iter_next((json_t *)j, iter);
+
+			out_string(o, json_object_iter_key(iter), json_object_iter_key_len(iter));
+			if (indent)
+				out_put(o, ": ", 2);
+			else
+				out_char(o, ':');
+			out_value(o, json_object_iter_value(iter), indent, tab, depth + 1);
+			if (next) {
+				out_char(o, ',');
+				out_indent(o, indent, tab, depth + 1);
+			} else {
+				out_indent(o, indent, tab, depth);
+			}
+			iter = next;
+		}
+		out_char(o, '}');
+		break;
+	}
+	}
+}
+
+char *cdi_json_dump(const json_t *json, unsigned indent, bool tab, size_t *ret_len)
+{
+	struct outbuf o = { 0 };
+
+	if (!json)
+		return NULL;
+	if (tab)
+		indent = indent ? indent : 1;
+	out_value(&o, json, indent > 31 ? 31 : indent, tab, 0);
+	out_reserve(&o, 1);
+	if (o.oom) {
+		free(o.buf);
+		return NULL;
+	}
+	o.buf[o.len] = '\0';
+	if (ret_len)
+		*ret_len = o.len;
+	return o.buf;
 }

@@ -925,3 +925,68 @@ Test(edits_scale, many_nodes_and_mounts_linear)
 	json_decref(o);
 	json_decref(e);
 }
+
+/* ---- the serialiser cdi-apply writes with: byte-identical to json_dumps ---- */
+
+static void check_dump(const json_t *j)
+{
+	static const unsigned indents[] = { 0, 1, 2, 4, 8 };
+
+	for (size_t i = 0; i < sizeof(indents) / sizeof(indents[0]); i++) {
+		size_t flags = indents[i] ? JSON_INDENT(indents[i]) : JSON_COMPACT, len = 0;
+		char *want = json_dumps(j, flags), *got = cdi_json_dump(j, indents[i], false, &len);
+
+		cr_assert_not_null(got);
+		cr_assert_str_eq(got, want, "indent %u", indents[i]);
+		cr_assert_eq(len, strlen(want));
+		free(want);
+		free(got);
+	}
+}
+
+Test(edits_dump, same_bytes_as_jansson)
+{
+	json_t *j = load("{'a':{},'b':[],'c':[{},[],[[]],{'x':{}}],'d':null,'e':true,'f':false,"
+			 "'g':-9223372036854775807,'h':0,'i':1.5,'j':1e300,'k':-0.000001,'l':3.0,"
+			 "'m':'plain','n':'\\u00e9\\u4e2d\\ud83d\\ude00','o':'q\\\"b\\\\s/',"
+			 "'p':'\\b\\f\\n\\r\\t\\u0001\\u001f\\u007f','':''}");
+
+	check_dump(j);
+	/* Keys are written in their stored order, escaped like values. */
+	json_object_set_new(j, "z\n\"key\"", json_string("v"));
+	json_object_set_new(j, "a", json_integer(1));
+	check_dump(j);
+	json_decref(j);
+	j = load("[1,'two',[3,[4,{'five':5}]]]");
+	check_dump(j);
+	json_decref(j);
+	j = load("{}");
+	check_dump(j);
+	json_decref(j);
+}
+
+Test(edits_dump, example_config_and_tabs)
+{
+	json_error_t jerr;
+	json_t *j = json_load_file("examples/config.json", 0, &jerr);
+	char *want, *got;
+
+	if (!j)
+		cr_skip_test("examples/config.json: %s", jerr.text);
+	check_dump(j);
+	/* Tabs: jansson's indent 1 with every leading blank a tab. */
+	want = json_dumps(j, JSON_INDENT(1));
+	for (char *p = want, bol = 1; *p; p++) {
+		if (*p == '\n')
+			bol = 1;
+		else if (bol && *p == ' ')
+			*p = '\t';
+		else
+			bol = 0;
+	}
+	got = cdi_json_dump(j, 1, true, NULL);
+	cr_assert_str_eq(got, want);
+	free(want);
+	free(got);
+	json_decref(j);
+}
