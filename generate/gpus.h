@@ -49,7 +49,9 @@ void gpu_topology_clear(struct gpu_topology *topo);
 int nvml_enumerate(const char *lib_path, struct gpu_topology *ret, struct cdi_error *err);
 
 /* Enumerate full GPUs from <root>/proc/driver/nvidia/gpus/ * /information,
- * the driver version from <root>/proc/driver/nvidia/version. No MIG. */
+ * the driver version from <root>/proc/driver/nvidia/version. MIG devices cannot be
+ * named from /proc: a GPU with GPU instances published under capabilities/ comes back
+ * mig_enabled with no MIG devices (so it gets no full-GPU entry either). */
 int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
 		     struct cdi_error *err);
 
