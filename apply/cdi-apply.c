@@ -356,6 +356,11 @@ static int write_output(const char *path, const char *buf, size_t len, mode_t fa
 		real = realpath(path, NULL);
 	}
 	r = cdi_write_file_atomic(real ? real : path, buf, len, fallback_mode, &err);
+	/* The new file is ours; give it back to the owner of the one it replaced (a bundle made
+	 * by a user and edited by root stays the user's). Best effort: only root may. */
+	if (r == 0 && real && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
+	    chown(real, st.st_uid, st.st_gid) < 0 && errno != EPERM)
+		fprintf(stderr, PROG ": %s: keeping the owner: %s\n", path, strerror(errno));
 	if (r < 0) {
 		if (err.n_problems)
 			print_problems(&err, "", NULL);

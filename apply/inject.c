@@ -34,7 +34,7 @@ static int report_unresolved(const cdi_registry *reg, const char *const *devices
 	for (size_t i = 0; i < n; i++) {
 		if (!unresolved[i])
 			continue;
-		fprintf(f, "%s%s", sep, devices[i]);
+		fprintf(f, "%s%s", sep, devices[i] ? devices[i] : "(null)");
 		sep = ", ";
 	}
 	fputs(" (searched ", f);

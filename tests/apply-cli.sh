@@ -117,6 +117,14 @@ check "file mode kept" [ "$(stat -c %a "$work/config.json")" = 640 ]
 check "no temporary file left" [ "$(ls "$work" | grep -vc -e '^etc$' -e '^run$' -e '^bad$' -e '^config' -e '^out$' -e '^err$')" -eq 0 ]
 check "no trailing newline added (the input had none)" [ "$(tail -c 1 "$work/config.json" | od -An -c | tr -d ' ')" = "}" ]
 
+# the owner of a replaced config is kept (root edits a user's bundle)
+if [ "$(id -u)" -eq 0 ]; then
+	cp "$work/config.orig" "$work/owned.json"
+	chown 12345:23456 "$work/owned.json"
+	run "$APPLY" "${D[@]}" -c "$work/owned.json" nvidia.com/gpu=0
+	check "owner and group of the replaced config kept" [ "$rc" -eq 0 -a "$(stat -c %u:%g "$work/owned.json")" = 12345:23456 ]
+fi
+
 # default config is ./config.json, through a symlink the link survives
 cp "$work/config.orig" "$work/real.json"
 mkdir -p "$work/bundle"
