@@ -2,6 +2,7 @@
 #   make                 build/cdi-generate build/cdi-apply build/libcdi.{a,so}
 #   make check           every test (criterion suites, then tests/*.sh)
 #   make check SANITIZE=1  the same under ASan+UBSan, in build/san
+#   make memcheck        every criterion suite under valgrind (slow)
 #   make bench           benchmarks with their budgets
 #   make demo            generate a spec for the simulated host, apply a device
 #   make install         PREFIX, DESTDIR, LIBDIR honoured
@@ -127,6 +128,10 @@ $(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
 check: all $(TESTS) $(FIXTURES)
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)
 .PHONY: check
+
+memcheck: all $(TESTS) $(FIXTURES)
+	B=$(B) tests/run-memcheck $(TESTS)
+.PHONY: memcheck
 
 bench: all $(FIXTURES)
 	B=$(B) tests/bench/run
