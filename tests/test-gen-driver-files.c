@@ -20,6 +20,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/testlib.h"
 #include "../generate/driver_files.h"
 #include "../generate/driver_libs.h"
 #include "../generate/elf.h"
@@ -30,20 +31,6 @@
 static char tmp[] = "/tmp/cdikit-drv.XXXXXX";
 static char root[PATH_MAX];
 static bool have_tmp;
-
-static void sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&cmd, fmt, ap) >= 0);
-	va_end(ap);
-	r = system(cmd);
-	cr_assert(r == 0, "command failed (%d): %s", r, cmd);
-	free(cmd);
-}
 
 static void make_socket(const char *rel)
 {

@@ -16,24 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/testlib.h"
 #include "../generate/elf.h"
 
 static char tmp[] = "/tmp/cdikit-elf.XXXXXX";
 static bool have_tmp;
-
-static void sh(const char *fmt, ...)
-{
-	char *cmd;
-	va_list ap;
-	int r;
-
-	va_start(ap, fmt);
-	cr_assert(vasprintf(&cmd, fmt, ap) >= 0);
-	va_end(ap);
-	r = system(cmd);
-	cr_assert(r == 0, "command failed (%d): %s", r, cmd);
-	free(cmd);
-}
 
 static void setup(void)
 {
