@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# End to end, generator to runtime, with no hook anywhere: cdi-generate writes the spec of a
+# simulated DGX host (8 GPUs, MIG on GPUs 2 and 5), cdi-apply injects GPU 0 and MIG device 2:0
+# into a runc bundle whose rootfs is a minimal glibc system in Debian layout (merged /usr, no
+# ld.so.cache at all), runc runs a test program inside, and the program reports:
+#   - dlopen("libcuda.so.1") and dlopen("libnvidia-ml.so.1") succeed (the driver's ELF files
+#     reached the linker's default directories by bind mounts alone: no ldconfig, no symlink);
+#   - the injected device nodes exist with the host's numbers (/dev/nvidia0, /dev/nvidia2, the
+#     GI and CI nvidia-caps nodes of 2:0, the control nodes);
+#   - other GPUs' nodes (and the caps of 2:1) do not.
+# A control run of the same bundle without cdi-apply must fail the dlopen checks.
+#
+# Needs root (mknod for the simulated host, runc run), runc, a C compiler; else exit 77.
+set -u
+cd "$(dirname "$0")/.."
+: "${B:=build}"
+
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "FAIL: $*"; exit 1; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
+command -v runc >/dev/null 2>&1 || skip "runc not installed"
+command -v jq >/dev/null 2>&1 || skip "jq not installed"
+CC=${CC:-cc}
+for f in cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1; do
+	[ -e "$B/$f" ] || die "$B/$f not built"
+done
+
+tmp=$(mktemp -d /tmp/cdikit-e2e-gen.XXXXXX)
+state=$tmp/runc-state
+id=cdikit-e2e-gen-$$
+cleanup() {
+	runc --root "$state" delete -f "$id" >/dev/null 2>&1
+	runc --root "$state" delete -f "$id-control" >/dev/null 2>&1
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+host=$tmp/host
+tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
+	die "make-host failed"
+[ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
+mkdir -p "$tmp/cdi"
+"$B/cdi-generate" --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
+! grep -q 'hooks:' "$tmp/cdi/nvidia.yaml" || die "the generated spec has hooks"
+
+cat >"$tmp/probe.c" <<'EOF'
+/* Reports what the container sees: which driver libraries load, which GPU nodes exist. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+static void lib(const char *name, const char *sym)
+{
+	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		printf("dlopen %s failed\n", name);
+		return;
+	}
+	printf("dlopen %s ok%s\n", name, sym && dlsym(h, sym) ? " sym" : "");
+	dlclose(h);
+}
+
+static void node(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		printf("node %s missing\n", path);
+	else
+		printf("node %s %c %u:%u\n", path, S_ISCHR(st.st_mode) ? 'c' : '?',
+		       major(st.st_rdev), minor(st.st_rdev));
+}
+
+int main(int argc, char **argv)
+{
+	lib("libcuda.so.1", NULL);
+	lib("libnvidia-ml.so.1", "nvmlInit_v2");
+	for (int i = 1; i < argc; i++)
+		node(argv[i]);
+	return 0;
+}
+EOF
+"$CC" -O2 -o "$tmp/probe" "$tmp/probe.c" || die "cannot build the probe"
+
+# A minimal Debian-layout glibc rootfs: merged /usr, the loader and libc, no ld.so.cache.
+bundle=$tmp/bundle
+rootfs=$bundle/rootfs
+mkdir -p "$rootfs"/usr/{bin,lib/x86_64-linux-gnu,lib64} "$rootfs"/{etc,dev,proc,sys,tmp,run}
+ln -s usr/bin "$rootfs/bin"
+ln -s usr/lib "$rootfs/lib"
+ln -s usr/lib64 "$rootfs/lib64"
+multiarch=$(dirname "$(readlink -f /lib64/ld-linux-x86-64.so.2)")
+for l in ld-linux-x86-64.so.2 libc.so.6; do
+	cp -L "$multiarch/$l" "$rootfs/usr/lib/x86_64-linux-gnu/$l" || die "cannot copy $l"
+done
+ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/ld-linux-x86-64.so.2"
+echo 12.0 >"$rootfs/etc/debian_version"
+cp "$tmp/probe" "$rootfs/usr/bin/probe"
+
+nodes=(/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia3 /dev/nvidia7 /dev/nvidiactl
+	/dev/nvidia-uvm /dev/nvidia-caps/nvidia-cap336 /dev/nvidia-caps/nvidia-cap337
+	/dev/nvidia-caps/nvidia-cap345)
+(cd "$bundle" && runc spec) || die "runc spec failed"
+jq --argjson nodes "$(printf '%s\n' "${nodes[@]}" | jq -R . | jq -s .)" \
+	'.process.terminal = false | .process.args = ["/usr/bin/probe"] + $nodes' \
+	"$bundle/config.json" >"$tmp/c.json" && mv "$tmp/c.json" "$bundle/config.json" || die "jq failed"
+
+run_bundle() { # container id, output file
+	timeout 120 runc --root "$state" run --bundle "$bundle" "$1" >"$2" 2>&1 </dev/null
+	local rc=$?
+	runc --root "$state" delete -f "$1" >/dev/null 2>&1
+	return $rc
+}
+
+# Control: the bare rootfs has no driver.
+run_bundle "$id-control" "$tmp/control.out" ||
+	skip "runc cannot run a container here: $(tail -n 3 "$tmp/control.out")"
+grep -qx 'dlopen libcuda.so.1 failed' "$tmp/control.out" &&
+	grep -qx 'node /dev/nvidia0 missing' "$tmp/control.out" ||
+	{ sed 's/^/    /' "$tmp/control.out"; die "control run: unexpected output"; }
+
+"$B/cdi-apply" --spec-dir "$tmp/cdi" --config "$bundle/config.json" \
+	nvidia.com/gpu=0 nvidia.com/gpu=2:0 || die "cdi-apply failed"
+! jq -e '.hooks // {} | length > 0' "$bundle/config.json" >/dev/null || die "config.json got hooks"
+run_bundle "$id" "$tmp/run.out" || { sed 's/^/    /' "$tmp/run.out"; die "runc run failed"; }
+sed 's/^/    /' "$tmp/run.out"
+
+# The numbers the host's nodes carry (mknod'ed by make-host from its /proc/devices majors).
+numbers() { stat -c '%Hr:%Lr' "$host$1"; }
+want=(
+	"dlopen libcuda.so.1 ok"
+	"dlopen libnvidia-ml.so.1 ok sym"
+	"node /dev/nvidia0 c $(numbers /dev/nvidia0)"
+	"node /dev/nvidia2 c $(numbers /dev/nvidia2)"
+	"node /dev/nvidiactl c $(numbers /dev/nvidiactl)"
+	"node /dev/nvidia-uvm c $(numbers /dev/nvidia-uvm)"
+	"node /dev/nvidia-caps/nvidia-cap336 c $(numbers /dev/nvidia-caps/nvidia-cap336)"
+	"node /dev/nvidia-caps/nvidia-cap337 c $(numbers /dev/nvidia-caps/nvidia-cap337)"
+	"node /dev/nvidia1 missing"
+	"node /dev/nvidia3 missing"
+	"node /dev/nvidia7 missing"
+	"node /dev/nvidia-caps/nvidia-cap345 missing"
+)
+[ "$(numbers /dev/nvidia0)" = 195:0 ] && [ "$(numbers /dev/nvidiactl)" = 195:255 ] ||
+	die "the simulated host's nodes do not have the driver's numbers"
+for w in "${want[@]}"; do
+	grep -qxF "$w" "$tmp/run.out" || die "expected inside the container: $w"
+done
+echo "e2e-generate-runc: driver libraries load without ldconfig; GPU 0 and MIG 2:0 nodes present, others absent"
