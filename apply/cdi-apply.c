@@ -24,7 +24,8 @@
 
 #include <cdi/cdi.h>
 
-#include "edits.h"
+#include "json_dump.h"
+#include "strmap.h"
 #include "macro.h"
 #include "problem.h"
 #include "visible_devices.h"

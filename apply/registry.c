@@ -25,7 +25,8 @@
 #include <cdi/registry.h>
 #include <cdi/spec.h>
 
-#include "edits.h"
+#include "path_clean.h"
+#include "strmap.h"
 #include "macro.h"
 #include "problem.h"
 

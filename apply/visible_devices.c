@@ -18,7 +18,7 @@
 #include <cdi/annotations.h>
 #include <cdi/names.h>
 
-#include "edits.h"
+#include "strmap.h"
 #include "macro.h"
 #include "problem.h"
 #include "visible_devices.h"

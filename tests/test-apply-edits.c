@@ -19,6 +19,9 @@
 #include <cdi/registry.h>
 
 #include "../apply/edits.h"
+#include "../apply/json_dump.h"
+#include "../apply/path_clean.h"
+#include "../apply/strmap.h"
 
 struct fake_node {
 	const char *path;
