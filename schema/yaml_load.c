@@ -25,6 +25,7 @@
 #include "load.h"
 #include "macro.h"
 #include "problem.h"
+#include "yaml_fast.h"
 #include "yaml_scalar.h"
 
 #define TAG_PREFIX "tag:yaml.org,2002:"
@@ -627,7 +628,7 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 		    quote(text, len, q, sizeof(q)), short_tag(tag));
 }
 
-static json_t *scalar_to_json(const struct cdi_scalar *sc)
+json_t *cdi_scalar_to_json(const struct cdi_scalar *sc)
 {
 	char buf[32];
 
@@ -809,7 +810,7 @@ static int on_scalar(struct loader *l, yaml_event_t *ev)
 		}
 		if (anchor) {
 			/* Only an alias used as a key can need it, but it must exist. */
-			_cleanup_json_ json_t *k = scalar_to_json(&sc);
+			_cleanup_json_ json_t *k = cdi_scalar_to_json(&sc);
 
 			if (!k)
 				return oom(l);
@@ -831,7 +832,7 @@ static int on_scalar(struct loader *l, yaml_event_t *ev)
 	r = resolve_event(l, ev, &sc);
 	if (r < 0)
 		return r;
-	node = scalar_to_json(&sc);
+	node = cdi_scalar_to_json(&sc);
 	if (!node)
 		return oom(l);
 	r = count_node(l, m);
@@ -1129,8 +1130,8 @@ static int load(struct loader *l)
 	}
 }
 
-int cdi_yaml_load(const char *name, const char *buf, size_t len, json_t **ret_root,
-		  struct cdi_marks *marks, struct cdi_error *err)
+int cdi_yaml_load_events(const char *name, const char *buf, size_t len, json_t **ret_root,
+			 struct cdi_marks *marks, struct cdi_error *err)
 {
 	struct loader *l;
 	int r;
@@ -1162,4 +1163,21 @@ int cdi_yaml_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 	loader_done(l);
 	free(l);
 	return r;
+}
+
+/*
+ * Specs as generators write them take the fast path (yaml_fast.c), which gives the same tree
+ * and marks at a fraction of libyaml's cost; anything else, and every error, takes libyaml's.
+ */
+int cdi_yaml_load(const char *name, const char *buf, size_t len, json_t **ret_root,
+		  struct cdi_marks *marks, struct cdi_error *err)
+{
+	int r;
+
+	if (len <= CDI_SPEC_MAX_BYTES) {
+		r = cdi_yaml_load_fast(buf, len, ret_root, marks);
+		if (r != -EOPNOTSUPP)
+			return r;
+	}
+	return cdi_yaml_load_events(name, buf, len, ret_root, marks, err);
 }

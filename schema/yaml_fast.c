@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * A fast path for the YAML that CDI generators write (ours, nvidia-ctk's go-yaml): an optional
+ * "---", block mappings and block sequences (indented or not under their key), one-line plain,
+ * double-quoted and single-quoted scalars, comments, blank lines. libyaml's event parser costs
+ * about 160 instructions per byte of such a spec, more than everything else cdi-apply does;
+ * this reads the text once and builds the tree directly.
+ *
+ * It must give exactly what the libyaml path gives (yaml_load.c): the same tree, the same key
+ * order, the same scalar resolution (cdi_scalar_resolve, cdi_scalar_to_json) and the same marks
+ * (libyaml's start marks: a block mapping starts at its first key, a block sequence at its
+ * first '-', a scalar at its first character, quote included; columns count characters).
+ * Whatever it is not sure of it declines (-EOPNOTSUPP) and the libyaml path runs instead, so
+ * errors and their messages always come from there: flow collections, anchors, aliases, tags,
+ * merge keys, block scalars, multi-line scalars, '?' keys, directives, more than one document,
+ * tabs, CR, BOM, control characters, invalid UTF-8, duplicate keys, keys that are not strings,
+ * NUL in a string, and the depth and node bounds. tests/test-schema-yaml-fastpath.c checks it
+ * against the libyaml path on every spec in the tree and thousands of generated ones.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cdi/spec.h>
+
+#include "macro.h"
+#include "marks.h"
+#include "yaml_fast.h"
+#include "yaml_scalar.h"
+
+#define DECLINE (-EOPNOTSUPP)
+
+/* libyaml gives up on a simple key that does not reach its ':' within 1024 characters. */
+#define FAST_MAX_KEY 1000
+/* Longer lines are legal, but not what generators write: leave them to libyaml. */
+#define FAST_MAX_LINE 65536
+
+struct fast_mark {
+	const json_t *node;
+	unsigned line;
+	unsigned column;
+};
+
+struct fast {
+	const char *start;
+	const char *end;
+	const char *bol; /* the current line */
+	const char *eol; /* its '\n', or end */
+	const char *p;	 /* where reading goes on, within the current line */
+	unsigned line;	 /* 1-based number of the current line */
+	unsigned indent; /* spaces before the first character of the current content line */
+	bool eof;	 /* no content line left */
+	bool ascii;	 /* the whole text is ASCII: a column is a byte offset */
+	size_t nodes;
+	/* Marks are kept here and handed to the caller's table only on success. */
+	bool want_marks;
+	struct fast_mark *marks;
+	size_t n_marks;
+	size_t cap_marks;
+	char *scratch; /* decoded quoted scalars and NUL-terminated plain ones */
+	size_t scratch_size;
+};
+
+/*
+ * Everything libyaml's reader accepts and nothing that is a line break to its scanner other
+ * than '\n': printable ASCII, and UTF-8 for U+00A0..U+10FFFF without surrogates, U+2028,
+ * U+2029, U+FEFF, U+FFFE, U+FFFF. Tabs, CR and NEL are declined too: they have rules of their
+ * own that this parser does not follow.
+ */
+static bool text_ok(const unsigned char *s, size_t len, bool *ret_ascii)
+{
+	bool ascii = true;
+
+	for (size_t i = 0; i < len;) {
+		unsigned c = s[i], n, cp;
+
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\n') || c == 0x7f)
+				return false;
+			i++;
+			continue;
+		}
+		ascii = false;
+		if (c >= 0xc2 && c <= 0xdf)
+			n = 1, cp = c & 0x1f;
+		else if (c >= 0xe0 && c <= 0xef)
+			n = 2, cp = c & 0x0f;
+		else if (c >= 0xf0 && c <= 0xf4)
+			n = 3, cp = c & 0x07;
+		else
+			return false;
+		if (i + n >= len)
+			return false;
+		for (unsigned k = 1; k <= n; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return false;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
+			return false;
+		i += n + 1;
+	}
+	*ret_ascii = ascii;
+	return true;
+}
+
+static unsigned column_of(const struct fast *f, const char *p)
+{
+	unsigned column = 1;
+
+	if (f->ascii)
+		return (unsigned)(p - f->bol) + 1;
+	for (const char *q = f->bol; q < p; q++)
+		if (((unsigned char)*q & 0xc0) != 0x80)
+			column++;
+	return column;
+}
+
+static int mark(struct fast *f, const json_t *node, const char *at)
+{
+	if (!f->want_marks || json_is_boolean(node) || json_is_null(node))
+		return 0;
+	if (f->n_marks == f->cap_marks) {
+		size_t cap = f->cap_marks ? f->cap_marks * 2 : 1024;
+		struct fast_mark *v = realloc(f->marks, cap * sizeof(*v));
+
+		if (!v)
+			return DECLINE;
+		f->marks = v;
+		f->cap_marks = cap;
+	}
+	f->marks[f->n_marks++] = (struct fast_mark){node, f->line, column_of(f, at)};
+	return 0;
+}
+
+static int count_node(struct fast *f)
+{
+	return ++f->nodes > CDI_SPEC_MAX_NODES ? DECLINE : 0;
+}
+
+static bool blank_at(const struct fast *f, const char *p)
+{
+	return p >= f->eol || *p == ' ';
+}
+
+/*
+ * Go to the next line with content (skipping blank and comment lines), leaving p at its first
+ * character; eof when there is none. "---" and "..." at the start of a line would start or end
+ * a document: declined.
+ */
+static int next_line(struct fast *f)
+{
+	for (;;) {
+		const char *s;
+
+		if (f->eol && f->eol >= f->end) {
+			f->eof = true;
+			f->p = f->end;
+			return 0;
+		}
+		f->bol = f->eol ? f->eol + 1 : f->start;
+		f->line++;
+		f->eol = memchr(f->bol, '\n', (size_t)(f->end - f->bol));
+		if (!f->eol)
+			f->eol = f->end;
+		if (f->eol - f->bol > FAST_MAX_LINE)
+			return DECLINE;
+		for (s = f->bol; s < f->eol && *s == ' '; s++)
+			;
+		if (s == f->eol || *s == '#')
+			continue;
+		if (f->eol - f->bol >= 3 && (memcmp(f->bol, "---", 3) == 0 || memcmp(f->bol, "...", 3) == 0))
+			return DECLINE;
+		f->p = s;
+		f->indent = (unsigned)(s - f->bol);
+		return 0;
+	}
+}
+
+/* After a node on this line: only spaces and a comment may follow. */
+static int end_of_line(struct fast *f, const char *p)
+{
+	const char *s = p;
+
+	while (s < f->eol && *s == ' ')
+		s++;
+	if (s < f->eol && (*s != '#' || s == p))
+		return DECLINE;
+	return next_line(f);
+}
+
+static char *scratch(struct fast *f, size_t size)
+{
+	if (size > f->scratch_size) {
+		size_t n = size < 256 ? 256 : size * 2;
+		char *s = realloc(f->scratch, n);
+
+		if (!s)
+			return NULL;
+		f->scratch = s;
+		f->scratch_size = n;
+	}
+	return f->scratch;
+}
+
+struct scalar {
+	const char *s; /* the text: into the buffer or into scratch */
+	size_t len;
+	bool plain;
+	const char *after; /* just past it on the line */
+};
+
+static int hex_value(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)(c | 0x20);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static size_t put_utf8(char *o, uint32_t cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+/*
+ * A double-quoted scalar that ends on its line, with libyaml's escapes. An escape that makes a
+ * NUL is declined: the libyaml path rejects NUL in strings, with its message.
+ */
+static int scan_double(struct fast *f, const char *p, struct scalar *sc)
+{
+	const char *q = p + 1, *close = memchr(q, '"', (size_t)(f->eol - q));
+	char *o;
+	size_t n = 0;
+
+	if (!close)
+		return DECLINE;
+	if (!memchr(q, '\\', (size_t)(close - q))) {
+		*sc = (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
+		return 0;
+	}
+	/* \L and \P are 2 characters that make 3 bytes; nothing grows more. */
+	o = scratch(f, 2 * (size_t)(f->eol - q) + 1);
+	if (!o)
+		return DECLINE;
+	while (q < f->eol && *q != '"') {
+		static const char simple_in[] = "abtnvfre \"/\\'";
+		static const char simple_out[] = "\a\b\t\n\v\f\r\x1b \"/\\'";
+		unsigned digits = 0;
+		const char *k;
+		uint32_t cp = 0;
+
+		if (*q != '\\') {
+			o[n++] = *q++;
+			continue;
+		}
+		if (q + 1 >= f->eol)
+			return DECLINE; /* an escaped line break: multi-line */
+		k = q[1] ? strchr(simple_in, q[1]) : NULL;
+		if (k) {
+			o[n++] = simple_out[k - simple_in];
+			q += 2;
+			continue;
+		}
+		switch (q[1]) {
+		case 'N':
+			n += put_utf8(o + n, 0x85);
+			q += 2;
+			continue;
+		case '_':
+			n += put_utf8(o + n, 0xa0);
+			q += 2;
+			continue;
+		case 'L':
+			n += put_utf8(o + n, 0x2028);
+			q += 2;
+			continue;
+		case 'P':
+			n += put_utf8(o + n, 0x2029);
+			q += 2;
+			continue;
+		case 'x':
+			digits = 2;
+			break;
+		case 'u':
+			digits = 4;
+			break;
+		case 'U':
+			digits = 8;
+			break;
+		default:
+			return DECLINE; /* \0, \<TAB> and unknown escapes */
+		}
+		q += 2;
+		if (f->eol - q < (ptrdiff_t)digits)
+			return DECLINE;
+		for (unsigned i = 0; i < digits; i++) {
+			int v = hex_value(q[i]);
+
+			if (v < 0)
+				return DECLINE;
+			cp = cp << 4 | (uint32_t)v;
+		}
+		if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			return DECLINE;
+		n += put_utf8(o + n, cp);
+		q += digits;
+	}
+	if (q >= f->eol)
+		return DECLINE;
+	o[n] = '\0';
+	*sc = (struct scalar){.s = o, .len = n, .after = q + 1};
+	return 0;
+}
+
+/* A single-quoted scalar that ends on its line; '' is a quote. */
+static int scan_single(struct fast *f, const char *p, struct scalar *sc)
+{
+	const char *q = p + 1;
+	char *o = NULL;
+	size_t n = 0;
+
+	for (;;) {
+		const char *close = memchr(q, '\'', (size_t)(f->eol - q));
+
+		if (!close)
+			return DECLINE;
+		if (close + 1 < f->eol && close[1] == '\'') {
+			/* An escaped quote: from here on, the text is copied. */
+			if (!o) {
+				o = scratch(f, (size_t)(f->eol - p) + 1);
+				if (!o)
+					return DECLINE;
+			}
+			memcpy(o + n, q, (size_t)(close - q) + 1);
+			n += (size_t)(close - q) + 1;
+			q = close + 2;
+			continue;
+		}
+		if (!o) {
+			*sc = (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
+			return 0;
+		}
+		memcpy(o + n, q, (size_t)(close - q));
+		n += (size_t)(close - q);
+		o[n] = '\0';
+		*sc = (struct scalar){.s = o, .len = n, .after = close + 1};
+		return 0;
+	}
+}
+
+/*
+ * A plain scalar on one line: it ends at ": " (or ':' at the end of the line), at " #" or at
+ * the end of the line, trailing spaces not included. Characters that would start something
+ * else (indicators, flow collections, anchors, tags, block scalars) are declined.
+ */
+static int scan_plain(struct fast *f, const char *p, struct scalar *sc)
+{
+	const char *q = p, *last = p;
+
+	switch (*p) {
+	case '-':
+		if (blank_at(f, p + 1))
+			return DECLINE;
+		break;
+	case '?':
+	case ':':
+	case ',':
+	case '[':
+	case ']':
+	case '{':
+	case '}':
+	case '#':
+	case '&':
+	case '*':
+	case '!':
+	case '|':
+	case '>':
+	case '\'':
+	case '"':
+	case '%':
+	case '@':
+	case '`':
+		return DECLINE;
+	default:
+		break;
+	}
+	while (q < f->eol) {
+		if (*q == ' ') {
+			if (q + 1 < f->eol && q[1] == '#')
+				break;
+			q++;
+			continue;
+		}
+		if (*q == ':' && blank_at(f, q + 1))
+			break;
+		last = ++q;
+	}
+	*sc = (struct scalar){.s = p, .len = (size_t)(last - p), .plain = true, .after = q};
+	return 0;
+}
+
+/* Any scalar at p; ret_key says whether a ':' (followed by a blank) comes after it. */
+static int scan_scalar(struct fast *f, const char *p, struct scalar *sc, bool *ret_key)
+{
+	const char *s;
+	int r;
+
+	if (*p == '"')
+		r = scan_double(f, p, sc);
+	else if (*p == '\'')
+		r = scan_single(f, p, sc);
+	else
+		r = scan_plain(f, p, sc);
+	if (r < 0)
+		return r;
+	for (s = sc->after; s < f->eol && *s == ' '; s++)
+		;
+	*ret_key = s < f->eol && *s == ':' && blank_at(f, s + 1);
+	if (*ret_key)
+		sc->after = s + 1;
+	return 0;
+}
+
+/* A value node from a scalar: resolved as the libyaml path resolves it. */
+static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, json_t **ret)
+{
+	struct cdi_scalar v;
+	json_t *node;
+
+	if (!sc->plain) {
+		v = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = sc->s, .len = sc->len};
+	} else if (strchr("+-.0123456789", sc->s[0])) {
+		/* Numbers are parsed with strtod: it needs the text NUL-terminated. */
+		char *t = scratch(f, sc->len + 1);
+
+		if (!t)
+			return DECLINE;
+		memcpy(t, sc->s, sc->len);
+		t[sc->len] = '\0';
+		cdi_scalar_resolve(t, sc->len, &v);
+	} else {
+		cdi_scalar_resolve(sc->s, sc->len, &v);
+	}
+	if (count_node(f) < 0)
+		return DECLINE;
+	node = cdi_scalar_to_json(&v);
+	if (!node)
+		return DECLINE;
+	if (mark(f, node, at) < 0) {
+		json_decref(node);
+		return DECLINE;
+	}
+	*ret = node;
+	return 0;
+}
+
+static int parse_mapping(struct fast *f, unsigned column, unsigned depth, json_t **ret);
+static int parse_sequence(struct fast *f, unsigned column, unsigned depth, json_t **ret);
+
+/*
+ * The node after a key's ':' or a '-' (p is just past it). On the same line: a scalar, or, for a
+ * sequence entry, a mapping whose first key is there. Otherwise on the lines below: a block
+ * more indented than the parent at column, a sequence at the parent's own column when the
+ * parent is a mapping (go-yaml writes those), or nothing: null.
+ */
+static int parse_value(struct fast *f, unsigned column, bool in_mapping, unsigned depth,
+		       json_t **ret)
+{
+	const char *p = f->p;
+	struct scalar sc;
+	bool key;
+	int r;
+
+	while (p < f->eol && *p == ' ')
+		p++;
+	if (p < f->eol && *p != '#') {
+		if (*p == '-' && blank_at(f, p + 1)) {
+			if (in_mapping)
+				return DECLINE; /* "key: - x": an error */
+			/* "- - x": a sequence in a sequence, starting at its '-'. */
+			f->p = p;
+			f->indent = column_of(f, p) - 1;
+			return parse_sequence(f, f->indent, depth, ret);
+		}
+		r = scan_scalar(f, p, &sc, &key);
+		if (r < 0)
+			return r;
+		if (key) {
+			if (in_mapping)
+				return DECLINE; /* "a: b: c" */
+			f->p = p;
+			f->indent = column_of(f, p) - 1;
+			return parse_mapping(f, f->indent, depth, ret);
+		}
+		r = scalar_node(f, &sc, p, ret);
+		if (r < 0)
+			return r;
+		r = end_of_line(f, sc.after);
+		if (r < 0) {
+			json_decref(TAKE_PTR(*ret));
+			return r;
+		}
+		return 0;
+	}
+	if (p < f->eol && p > f->p && p[-1] != ' ')
+		return DECLINE;
+	r = next_line(f);
+	if (r < 0)
+		return r;
+	if (!f->eof && f->indent > column) {
+		if (*f->p == '-' && blank_at(f, f->p + 1))
+			return parse_sequence(f, f->indent, depth, ret);
+		return parse_mapping(f, f->indent, depth, ret);
+	}
+	if (!f->eof && in_mapping && f->indent == column && *f->p == '-' && blank_at(f, f->p + 1))
+		return parse_sequence(f, column, depth, ret);
+	*ret = json_null();
+	return count_node(f);
+}
+
+/* A block mapping at column; f->p is at its first key. */
+static int parse_mapping(struct fast *f, unsigned column, unsigned depth, json_t **ret)
+{
+	_cleanup_json_ json_t *obj = NULL;
+	int r;
+
+	if (depth >= CDI_SPEC_MAX_DEPTH)
+		return DECLINE;
+	obj = json_object();
+	if (!obj || count_node(f) < 0 || mark(f, obj, f->p) < 0)
+		return DECLINE;
+	for (;;) {
+		const char *key_at = f->p;
+		struct cdi_scalar resolved;
+		struct scalar key;
+		_cleanup_free_ char *own_key = NULL;
+		json_t *value = NULL;
+		size_t size;
+		bool is_key;
+		char *k;
+
+		r = scan_scalar(f, key_at, &key, &is_key);
+		if (r < 0)
+			return r;
+		if (!is_key || key.after - key_at > FAST_MAX_KEY)
+			return DECLINE;
+		if (key.plain) {
+			/* Only keys that stay strings; "<<" is a merge key. */
+			if (key.len == 2 && memcmp(key.s, "<<", 2) == 0)
+				return DECLINE;
+			k = scratch(f, key.len + 1);
+			if (!k)
+				return DECLINE;
+			memcpy(k, key.s, key.len);
+			k[key.len] = '\0';
+			cdi_scalar_resolve(k, key.len, &resolved);
+			if (resolved.kind != CDI_SCALAR_STRING)
+				return DECLINE;
+		} else if (memchr(key.s, '\0', key.len)) {
+			return DECLINE;
+		}
+		/* The value may reuse scratch: a key decoded there needs a copy of its own. */
+		if (key.s == f->scratch) {
+			own_key = malloc(key.len + 1);
+			if (!own_key)
+				return DECLINE;
+			memcpy(own_key, key.s, key.len + 1);
+			key.s = own_key;
+		}
+		f->p = key.after;
+		r = parse_value(f, column, true, depth + 1, &value);
+		if (r < 0)
+			return r;
+		/* Inserted after its value, as the libyaml path does; same order either way. */
+		size = json_object_size(obj);
+		if (json_object_setn_new_nocheck(obj, key.s, key.len, value) < 0)
+			return DECLINE;
+		if (json_object_size(obj) == size)
+			return DECLINE; /* a duplicate key: the libyaml path reports it */
+		if (f->eof || f->indent < column)
+			break;
+		if (f->indent > column || (*f->p == '-' && blank_at(f, f->p + 1)))
+			return DECLINE; /* a continuation line, or an error */
+	}
+	*ret = TAKE_PTR(obj);
+	return 0;
+}
+
+/* A block sequence at column; f->p is at its first '-'. */
+static int parse_sequence(struct fast *f, unsigned column, unsigned depth, json_t **ret)
+{
+	_cleanup_json_ json_t *arr = NULL;
+	int r;
+
+	if (depth >= CDI_SPEC_MAX_DEPTH)
+		return DECLINE;
+	arr = json_array();
+	if (!arr || count_node(f) < 0 || mark(f, arr, f->p) < 0)
+		return DECLINE;
+	for (;;) {
+		json_t *item = NULL;
+
+		f->p++; /* the '-' */
+		r = parse_value(f, column, false, depth + 1, &item);
+		if (r < 0)
+			return r;
+		if (json_array_append_new(arr, item) < 0)
+			return DECLINE;
+		if (f->eof || f->indent < column)
+			break;
+		if (f->indent > column)
+			return DECLINE;
+		if (!(*f->p == '-' && blank_at(f, f->p + 1)))
+			break; /* the next key of the mapping this sequence is the value of */
+	}
+	*ret = TAKE_PTR(arr);
+	return 0;
+}
+
+/* "---" alone (or with a comment) on the first content line starts the document. */
+static int document_start(struct fast *f)
+{
+	int r = next_line(f);
+
+	if (r != DECLINE || f->eol - f->bol < 3 || memcmp(f->bol, "---", 3) != 0)
+		return r;
+	if (f->eol - f->bol > 3 && f->bol[3] != ' ')
+		return DECLINE; /* "---x" is a plain scalar */
+	f->p = f->bol + 3;
+	f->indent = 3;
+	/* Only a comment may follow on the line. */
+	return end_of_line(f, f->p);
+}
+
+int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cdi_marks *marks)
+{
+	struct fast f = {
+	    .start = buf,
+	    .end = buf + len,
+	    .want_marks = marks != NULL,
+	};
+	json_t *root = NULL;
+	int r;
+
+	if (len > CDI_SPEC_MAX_BYTES || !text_ok((const unsigned char *)buf, len, &f.ascii))
+		return DECLINE;
+	if (len == 0)
+		return -ENODATA;
+	r = document_start(&f);
+	if (r < 0)
+		return DECLINE;
+	if (f.eof)
+		return -ENODATA;
+	if (*f.p == '-' && blank_at(&f, f.p + 1))
+		r = parse_sequence(&f, f.indent, 0, &root);
+	else
+		r = parse_mapping(&f, f.indent, 0, &root);
+	if (r >= 0 && !f.eof)
+		r = DECLINE; /* something after the root node: an error for libyaml to report */
+	for (size_t i = 0; r >= 0 && i < f.n_marks; i++)
+		if (cdi_marks_add(marks, f.marks[i].node, f.marks[i].line, f.marks[i].column) < 0)
+			r = DECLINE;
+	free(f.marks);
+	free(f.scratch);
+	if (r < 0) {
+		json_decref(root);
+		return DECLINE;
+	}
+	*ret_root = root;
+	return 0;
+}
