@@ -69,13 +69,44 @@ struct fast {
  * U+2029, U+FEFF, U+FFFE, U+FFFF. Tabs, CR and NEL are declined too: they have rules of their
  * own that this parser does not follow.
  */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGHS UINT64_C(0x8080808080808080)
+
+/* 0x80 in every byte of w that is c, 0 elsewhere (exact: no carries between bytes). */
+static uint64_t bytes_equal(uint64_t w, unsigned char c)
+{
+	uint64_t x = w ^ (c * ONES);
+
+	return ~(((x & (0x7f * ONES)) + 0x7f * ONES) | x | (0x7f * ONES));
+}
+
+/* Are all 8 bytes printable ASCII (0x20..0x7e) or '\n'? */
+static bool word_printable(uint64_t w)
+{
+	uint64_t del;
+
+	w |= bytes_equal(w, '\n') >> 2; /* '\n' (0x0a) becomes '*' (0x2a) */
+	del = w ^ (0x7f * ONES);
+	return !((w | ((w - 0x20 * ONES) & ~w) | ((del - ONES) & ~del)) & HIGHS);
+}
+
 static bool text_ok(const unsigned char *s, size_t len, bool *ret_ascii)
 {
 	bool ascii = true;
 
 	for (size_t i = 0; i < len;) {
-		unsigned c = s[i], n, cp;
+		unsigned c, n, cp;
+		uint64_t w;
 
+		/* Most words are printable ASCII: 8 bytes at a time, the rest byte by byte. */
+		if (len - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if (word_printable(w)) {
+				i += 8;
+				continue;
+			}
+		}
+		c = s[i];
 		if (c < 0x80) {
 			if ((c < 0x20 && c != '\n') || c == 0x7f)
 				return false;
@@ -408,18 +439,36 @@ static int scan_plain(struct fast *f, const char *p, struct scalar *sc)
 	default:
 		break;
 	}
-	while (q < f->eol) {
-		if (*q == ' ') {
-			if (q + 1 < f->eol && q[1] == '#')
+	for (;;) {
+		const char *run = q;
+		uint64_t w;
+
+		/* Paths and names are long runs without ' ' or ':': 8 bytes at a time. */
+		while (f->eol - q >= 8) {
+			memcpy(&w, q, 8);
+			if (bytes_equal(w, ' ') | bytes_equal(w, ':'))
 				break;
+			q += 8;
+		}
+		while (q < f->eol && *q != ' ' && *q != ':')
 			q++;
+		if (q > run)
+			last = q;
+		if (q >= f->eol)
+			break;
+		if (*q == ':') {
+			if (blank_at(f, q + 1))
+				break;
+			last = ++q;
 			continue;
 		}
-		if (*q == ':' && blank_at(f, q + 1))
+		while (q < f->eol && *q == ' ')
+			q++;
+		if (q >= f->eol || *q == '#')
 			break;
-		last = ++q;
 	}
-	*sc = (struct scalar){.s = p, .len = (size_t)(last - p), .plain = true, .after = q};
+	/* What follows (spaces, then ':', '#' or the end of the line) is the caller's. */
+	*sc = (struct scalar){.s = p, .len = (size_t)(last - p), .plain = true, .after = last};
 	return 0;
 }
 

@@ -844,3 +844,26 @@ Test(fastpath, golden_mutations)
 	report("golden mutations", &s);
 	cr_expect_gt(s.fast, 100);
 }
+
+/* Every awkward byte at every offset: the fast path reads 8 bytes at a time, the edges matter. */
+Test(fastpath, bytes_at_every_offset)
+{
+	static const char *const bad[] = {"\x01", "\t",	  "\r",	  "\x1f", "\x7f", "\x80",
+					  "\xff", "\xc2\x85", "\xc3", "\xe2\x80\xa8", "\xed\xa0\x80",
+					  "\xef\xbb\xbf", "\xc3\xa9", "\n", " ", ":", "#", "\"", "'"};
+	struct stats s = {0};
+	char doc[64];
+
+	for (size_t b = 0; b < ELEMENTSOF(bad); b++)
+		for (size_t at = 0; at < 24; at++) {
+			const char *base = "key: abcdefghijklmnopqrstuvw\nk2: v\n";
+			size_t n = strlen(bad[b]), len = strlen(base);
+
+			memcpy(doc, base, at);
+			memcpy(doc + at, bad[b], n);
+			memcpy(doc + at + n, base + at, len - at);
+			compare("byte at offset", doc, len + n, &s);
+		}
+	report("bytes at every offset", &s);
+	cr_expect_gt(s.fast, 0);
+}
