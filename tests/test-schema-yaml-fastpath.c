@@ -319,6 +319,19 @@ Test(fastpath, bounds)
 	cr_expect_gt(s.fast, 0);
 	cr_expect_gt(s.errors, 0);
 	free(doc);
+
+	/* A root sequence and n items: n + 1 nodes, at and just over the budget. */
+	for (size_t n = CDI_SPEC_MAX_NODES - 1; n <= CDI_SPEC_MAX_NODES; n++) {
+		struct stats b = {0};
+
+		doc = malloc(4 * n);
+		cr_assert_not_null(doc);
+		for (size_t i = 0; i < n; i++)
+			memcpy(doc + 4 * i, "- x\n", 4);
+		compare("node budget", doc, 4 * n, &b);
+		cr_expect_eq(n < CDI_SPEC_MAX_NODES ? b.fast : b.errors, 1, "%zu items", n);
+		free(doc);
+	}
 }
 
 /* Random numbers: xorshift64*, seeded for reproducibility. */
