@@ -63,12 +63,6 @@ struct fast {
 	size_t scratch_size;
 };
 
-/*
- * Everything libyaml's reader accepts and nothing that is a line break to its scanner other
- * than '\n': printable ASCII, and UTF-8 for U+00A0..U+10FFFF without surrogates, U+2028,
- * U+2029, U+FEFF, U+FFFE, U+FFFF. Tabs, CR and NEL are declined too: they have rules of their
- * own that this parser does not follow.
- */
 #define ONES UINT64_C(0x0101010101010101)
 #define HIGHS UINT64_C(0x8080808080808080)
 
@@ -90,6 +84,12 @@ static bool word_printable(uint64_t w)
 	return !((w | ((w - 0x20 * ONES) & ~w) | ((del - ONES) & ~del)) & HIGHS);
 }
 
+/*
+ * Everything libyaml's reader accepts and nothing that is a line break to its scanner other
+ * than '\n': printable ASCII, and UTF-8 for U+00A0..U+10FFFF without surrogates, U+2028,
+ * U+2029, U+FEFF, U+FFFE, U+FFFF. Tabs, CR and NEL are declined too: they have rules of their
+ * own that this parser does not follow.
+ */
 static bool text_ok(const unsigned char *s, size_t len, bool *ret_ascii)
 {
 	bool ascii = true;
@@ -204,7 +204,8 @@ static int next_line(struct fast *f)
 			;
 		if (s == f->eol || *s == '#')
 			continue;
-		if (f->eol - f->bol >= 3 && (memcmp(f->bol, "---", 3) == 0 || memcmp(f->bol, "...", 3) == 0))
+		if (f->eol - f->bol >= 3 &&
+		    (memcmp(f->bol, "---", 3) == 0 || memcmp(f->bol, "...", 3) == 0))
 			return DECLINE;
 		f->p = s;
 		f->indent = (unsigned)(s - f->bol);
@@ -392,7 +393,8 @@ static int scan_single(struct fast *f, const char *p, struct scalar *sc)
 			continue;
 		}
 		if (!o) {
-			*sc = (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
+			*sc =
+			    (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
 			return 0;
 		}
 		memcpy(o + n, q, (size_t)(close - q));

@@ -33,7 +33,8 @@ struct stats {
 
 static void report(const char *what, const struct stats *s)
 {
-	fprintf(stderr, "fastpath %s: %u fast, %u declined (loaded by libyaml), %u errors, %u empty\n",
+	fprintf(stderr,
+		"fastpath %s: %u fast, %u declined (loaded by libyaml), %u errors, %u empty\n",
 		what, s->fast, s->declined, s->errors, s->empty);
 }
 
@@ -55,18 +56,19 @@ static void same_tree(const char *what, const json_t *a, const json_t *b, struct
 
 		cr_assert_eq(json_object_size(a), json_object_size(b), "%s: %s: object sizes", what,
 			     path);
-		for (; ia && ib;
-		     ia = json_object_iter_next((json_t *)a, ia), ib = json_object_iter_next((json_t *)b, ib)) {
+		for (; ia && ib; ia = json_object_iter_next((json_t *)a, ia),
+				 ib = json_object_iter_next((json_t *)b, ib)) {
 			char sub[256];
 
 			cr_assert_str_eq(json_object_iter_key(ia), json_object_iter_key(ib),
 					 "%s: %s: key order", what, path);
 			snprintf(sub, sizeof(sub), "%s.%s", path, json_object_iter_key(ia));
-			same_tree(what, json_object_iter_value(ia), json_object_iter_value(ib), ma, mb,
-				  sub);
+			same_tree(what, json_object_iter_value(ia), json_object_iter_value(ib), ma,
+				  mb, sub);
 		}
 	} else if (json_is_array(a)) {
-		cr_assert_eq(json_array_size(a), json_array_size(b), "%s: %s: array sizes", what, path);
+		cr_assert_eq(json_array_size(a), json_array_size(b), "%s: %s: array sizes", what,
+			     path);
 		for (size_t i = 0; i < json_array_size(a); i++) {
 			char sub[256];
 
@@ -74,7 +76,8 @@ static void same_tree(const char *what, const json_t *a, const json_t *b, struct
 			same_tree(what, json_array_get(a, i), json_array_get(b, i), ma, mb, sub);
 		}
 	} else {
-		cr_assert(json_equal((json_t *)a, (json_t *)b), "%s: %s: values differ", what, path);
+		cr_assert(json_equal((json_t *)a, (json_t *)b), "%s: %s: values differ", what,
+			  path);
 	}
 }
 
@@ -251,7 +254,7 @@ Test(fastpath, declined_corner_cases)
 	    "a: 1\n---\nb: 2\n",
 	    "%YAML 1.1\n---\na: 1\n",
 	    "a: 1\r\nb: 2\r\n",
-	    "\xef\xbb\xbf" "a: 1\n",
+	    "\uFEFFa: 1\n", /* a BOM */
 	    "a: 1\na: 2\n",
 	    "a: b: c\n",
 	    "a: 1\n- b\n",
@@ -288,8 +291,8 @@ Test(fastpath, declined_corner_cases)
 
 Test(fastpath, empty_documents_agree)
 {
-	static const char *const docs[] = {"", "\n", "  \n\n", "# only a comment\n", "---\n",
-					   "--- # c\n", "# c\n---\n# c\n"};
+	static const char *const docs[] = {
+	    "", "\n", "  \n\n", "# only a comment\n", "---\n", "--- # c\n", "# c\n---\n# c\n"};
 	struct stats s = {0};
 
 	for (size_t i = 0; i < ELEMENTSOF(docs); i++)
@@ -354,6 +357,7 @@ static unsigned rnd(unsigned n)
 	return n ? (unsigned)((rng_state * 0x2545f4914f6cdd1dull) >> 33) % n : 0;
 }
 
+/* clang-format off */
 static const char *const nasty[] = {
     "",	       " ",	   "a",	       "true",	   "False",    "yes",	   "no",      "on",
     "null",    "~",	   "NULL",     "0",	   "1",	       "-1",	   "+1",      "0x1F",
@@ -369,13 +373,16 @@ static const char *const nasty[] = {
     "GPU-8ec4c1a2-3b5c-4d5e-8f90-123456789abc", "nvidia.com/gpu", "\xc2\x85", "\xef\xbb\xbf",
     "a,b",     "x]",	   "x}",       "k: v # c", "-x",	"--flag",  "0.5.0",   "1:2:3",
 };
+/* clang-format on */
 
 /* What real specs hold: plain in any style. */
+/* clang-format off */
 static const char *const tame[] = {
     "/dev/nvidia0", "/dev/nvidia-caps/nvidia-cap1", "nvidia-ctk", "--link", "hook", "ro",
     "nosuid", "bind", "NVIDIA_VISIBLE_DEVICES=void", "/usr/lib/x86_64-linux-gnu/libcuda.so.570",
     "c", "createContainer", "update-ldcache", "--folder", "0", "GPU-2:0", "a b c", "x:y",
 };
+/* clang-format on */
 
 static char *random_string(char *buf, size_t size)
 {
@@ -464,7 +471,7 @@ static json_t *random_strings(void)
 
 static json_t *random_edits(void)
 {
-	static const char *const node_fields[] = {"path", "hostPath", "type", "major",
+	static const char *const node_fields[] = {"path",  "hostPath", "type",	      "major",
 						  "minor", "fileMode", "permissions", "uid"};
 	json_t *e = json_object(), *a;
 	char s[128];
@@ -517,9 +524,9 @@ static json_t *random_spec(void)
 		json_object_set_new(spec, "annotations", ann);
 	}
 	for (unsigned i = 0; i < n; i++)
-		json_array_append_new(devs, json_pack("{s:s,s:o}", "name",
-						      random_string(s, sizeof(s)),
-						      "containerEdits", random_edits()));
+		json_array_append_new(devs,
+				      json_pack("{s:s,s:o}", "name", random_string(s, sizeof(s)),
+						"containerEdits", random_edits()));
 	json_object_set_new(spec, "devices", devs);
 	if (rnd(2))
 		json_object_set_new(spec, "containerEdits", random_edits());
@@ -563,7 +570,8 @@ static bool looks_plain(const char *s)
 	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '/'))
 		return false;
 	for (; *s; s++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_.=-", *s))
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/_.=-",
+			    *s))
 			return false;
 	return true;
 }
@@ -650,7 +658,8 @@ static void write_entry(struct text *t, const char *key, const json_t *v, unsign
 	write_scalar(t, k);
 	json_decref(k);
 	puts_(t, rnd(20) ? ":" : " :");
-	if ((json_is_object(v) && json_object_size(v)) || (json_is_array(v) && json_array_size(v))) {
+	if ((json_is_object(v) && json_object_size(v)) ||
+	    (json_is_array(v) && json_array_size(v))) {
 		maybe_comment(t);
 		/* go-yaml indents sequences under their key, libyaml's emitter does not. */
 		if (json_is_array(v) && rnd(2)) {
@@ -679,8 +688,7 @@ static void write_node(struct text *t, const json_t *v, unsigned col, unsigned s
 		json_t *value;
 		bool first = true;
 
-		json_object_foreach((json_t *)v, key, value)
-		{
+		json_object_foreach ((json_t *)v, key, value) {
 			if (!first)
 				indent(t, col);
 			first = false;
@@ -690,8 +698,7 @@ static void write_node(struct text *t, const json_t *v, unsigned col, unsigned s
 		size_t i;
 		json_t *item;
 
-		json_array_foreach(v, i, item)
-		{
+		json_array_foreach (v, i, item) {
 			unsigned gap = 1 + (rnd(8) == 0 ? rnd(3) : 0);
 
 			if (i)
@@ -744,11 +751,15 @@ static bool has_empty_container(const json_t *v)
 	if (json_is_object(v)) {
 		if (!json_object_size(v))
 			return true;
-		json_object_foreach((json_t *)v, key, value) if (has_empty_container(value)) return true;
+		json_object_foreach ((json_t *)v, key, value)
+			if (has_empty_container(value))
+				return true;
 	} else if (json_is_array(v)) {
 		if (!json_array_size(v))
 			return true;
-		json_array_foreach(v, i, value) if (has_empty_container(value)) return true;
+		json_array_foreach (v, i, value)
+			if (has_empty_container(value))
+				return true;
 	}
 	return false;
 }
@@ -861,9 +872,25 @@ Test(fastpath, golden_mutations)
 /* Every awkward byte at every offset: the fast path reads 8 bytes at a time, the edges matter. */
 Test(fastpath, bytes_at_every_offset)
 {
-	static const char *const bad[] = {"\x01", "\t",	  "\r",	  "\x1f", "\x7f", "\x80",
-					  "\xff", "\xc2\x85", "\xc3", "\xe2\x80\xa8", "\xed\xa0\x80",
-					  "\xef\xbb\xbf", "\xc3\xa9", "\n", " ", ":", "#", "\"", "'"};
+	static const char *const bad[] = {"\x01",
+					  "\t",
+					  "\r",
+					  "\x1f",
+					  "\x7f",
+					  "\x80",
+					  "\xff",
+					  "\xc2\x85",
+					  "\xc3",
+					  "\xe2\x80\xa8",
+					  "\xed\xa0\x80",
+					  "\xef\xbb\xbf",
+					  "\xc3\xa9",
+					  "\n",
+					  " ",
+					  ":",
+					  "#",
+					  "\"",
+					  "'"};
 	struct stats s = {0};
 	char doc[64];
 
