@@ -299,54 +299,29 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 	if (!o)
 		return DECLINE;
 	while (q < f->eol && *q != '"') {
-		static const char simple_in[] = "abtnvfre \"/\\'";
-		static const char simple_out[] = "\a\b\t\n\v\f\r\x1b \"/\\'";
-		unsigned digits = 0;
+		/* libyaml's escapes (no \', it has none) but \0 and \<TAB>; \x, \u and \U take 2, 4
+		 * and 8 digits. */
+		static const char names[] = "abtnvfre \"/\\N_LPxuU";
+		static const uint32_t points[] = {0x07,	  0x08,	  0x09, 0x0a, 0x0b, 0x0c, 0x0d,
+						  0x1b,	  ' ',	  '"',	'/',  '\\', 0x85, 0xa0,
+						  0x2028, 0x2029, 2,	4,    8};
 		const char *k;
+		unsigned digits;
 		uint32_t cp = 0;
 
 		if (*q != '\\') {
 			o[n++] = *q++;
 			continue;
 		}
-		if (q + 1 >= f->eol)
-			return DECLINE; /* an escaped line break: multi-line */
-		k = q[1] ? strchr(simple_in, q[1]) : NULL;
-		if (k) {
-			o[n++] = simple_out[k - simple_in];
-			q += 2;
-			continue;
-		}
-		switch (q[1]) {
-		case 'N':
-			n += put_utf8(o + n, 0x85);
-			q += 2;
-			continue;
-		case '_':
-			n += put_utf8(o + n, 0xa0);
-			q += 2;
-			continue;
-		case 'L':
-			n += put_utf8(o + n, 0x2028);
-			q += 2;
-			continue;
-		case 'P':
-			n += put_utf8(o + n, 0x2029);
-			q += 2;
-			continue;
-		case 'x':
-			digits = 2;
-			break;
-		case 'u':
-			digits = 4;
-			break;
-		case 'U':
-			digits = 8;
-			break;
-		default:
-			return DECLINE; /* \0, \<TAB> and unknown escapes */
-		}
+		/* An escaped line break (multi-line) or an escape we do not know. */
+		if (q + 1 >= f->eol || !q[1] || !(k = strchr(names, q[1])))
+			return DECLINE;
 		q += 2;
+		if (*k != 'x' && *k != 'u' && *k != 'U') {
+			n += put_utf8(o + n, points[k - names]);
+			continue;
+		}
+		digits = points[k - names];
 		if (f->eol - q < (ptrdiff_t)digits)
 			return DECLINE;
 		for (unsigned i = 0; i < digits; i++) {

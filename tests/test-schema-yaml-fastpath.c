@@ -208,6 +208,7 @@ Test(fastpath, accepted_corner_cases)
 	    "-\n  - x\n  -\n-\n",
 	    "a:\nb:\n  c:\n  d: ~\n",
 	    "\"q\": \"a\\\"b\\\\c\\n\\t\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\/\\ \"\n",
+	    "e: \"\\a\\b\\v\\f\\r\\e\\x7f\\u0001\\U0010FFFF\\t\"\n",
 	    "'s': 'it''s'\nt: ''''\nu: ''\nv: \"\"\n",
 	    "k : v\n\"k2\"  : 'v'\n",
 	    "a: b # c\nd: e#f\ng: h:i\nj: -k\nl: --m\n",
@@ -263,6 +264,7 @@ Test(fastpath, declined_corner_cases)
 	    "a: \"\\x00\"\n",
 	    "a: \"\\ud800\"\n",
 	    "a: \"\\q\"\n",
+	    "a: \"\\'\"\n",
 	    "a: \"x\" y\n",
 	    "a: 'x'y\n",
 	    "a: \xc3\n",
@@ -619,7 +621,17 @@ static void write_scalar(struct text *t, const json_t *v)
 	default: /* double-quoted, escaping what must be */
 		put(t, "\"", 1);
 		for (size_t i = 0; i < len; i++) {
+			/* Now and then an escape of any kind (invalid ones in reckless documents).
+			 */
+			static const char *const escapes[] = {
+			    "\\x7f", "\\xe9", "\\xE9",	 "\\u00E9",	"\\ufeff", "\\U0001F600",
+			    "\\N",   "\\_",   "\\L",	 "\\P",		"\\/",	   "\\ ",
+			    "\\e",   "\\a",   "\\t",	 "\\\t",	"\\'",	   "\\0",
+			    "\\q",   "\\x00", "\\uD800", "\\U00110000", "\\x4",	   "\\xg0"};
 			unsigned char c = (unsigned char)s[i];
+
+			if (rnd(25) == 0)
+				puts_(t, escapes[rnd(reckless ? ELEMENTSOF(escapes) : 15)]);
 
 			if (c == '"' || c == '\\') {
 				put(t, "\\", 1);
