@@ -320,10 +320,23 @@ Test(fastpath, bounds)
 		o += (size_t)sprintf(doc + o, "%*sv: 1\n", (int)depth, "");
 		compare("deep", doc, o, &s);
 	}
+	free(doc);
+
+	/* Long keys (libyaml gives up on simple keys past 1024 characters) and long lines. */
+	doc = malloc(100000);
+	cr_assert_not_null(doc);
+	for (size_t n = 900; n <= 1100; n += 100) {
+		memset(doc, 'k', n);
+		memcpy(doc + n, ": v\n", 4);
+		compare("long key", doc, n + 4, &s);
+	}
+	memcpy(doc, "k: ", 3);
+	memset(doc + 3, 'v', 99990);
+	compare("long line", doc, 99993, &s);
+	free(doc);
 	report("bounds", &s);
 	cr_expect_gt(s.fast, 0);
 	cr_expect_gt(s.errors, 0);
-	free(doc);
 
 	/* A root sequence and n items: n + 1 nodes, at and just over the budget. */
 	for (size_t n = CDI_SPEC_MAX_NODES - 1; n <= CDI_SPEC_MAX_NODES; n++) {
