@@ -45,6 +45,14 @@ pkg = $(shell $(PKG_CONFIG) $(1) $(2) 2>/dev/null)
 LIB_LIBS := $(call pkg,--libs,$(LIB_PKGS))
 GEN_LIBS := $(call pkg,--libs,$(GEN_PKGS)) -ldl
 CRIT_LIBS := $(call pkg,--libs,criterion)
+# The tools link libyaml and jansson statically: cdi-apply runs once per container start and
+# dynamic loading is a third of a bare process start. STATIC_DEPS=0 links them dynamically.
+STATIC_DEPS ?= 1
+ifeq ($(STATIC_DEPS),1)
+TOOL_LIB_LIBS := -Wl,-Bstatic $(LIB_LIBS) -Wl,-Bdynamic
+else
+TOOL_LIB_LIBS := $(LIB_LIBS)
+endif
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -106,11 +114,11 @@ $(B)/libcdi.pc: Makefile
 		'Libs: -L$${libdir} -lcdi' 'Cflags: -I$${includedir}' > $@
 
 $(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS)
 $(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS)
 $(B)/cdi-generate: $(call obj,generate/cdi-generate.c) $(B)/libcdi-gen.a $(B)/libcdi-schema.a
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(GEN_LIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS) $(GEN_LIBS)
 
 # Tests: tests/test-<half>-<module>.c links the archives of its half only.
 .SECONDEXPANSION:

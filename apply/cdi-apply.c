@@ -24,6 +24,7 @@
 
 #include <cdi/cdi.h>
 
+#include "json_arena.h"
 #include "json_dump.h"
 #include "strmap.h"
 #include "macro.h"
@@ -575,6 +576,7 @@ int main(int argc, char **argv)
 	/* A fixed hash seed spares jansson reading /dev/urandom on the first object. Our input
 	 * is root's spec files and the caller's own config, not adversarial keys. */
 	json_object_seed(0x9e3779b9u);
+	json_arena_install();
 	r = parse_args(argc, argv, &a);
 	if (r < 0) {
 		if (a.validate)

@@ -132,7 +132,8 @@ static void out_value(struct outbuf *o, const json_t *j, unsigned indent, bool t
 			o->oom = true;
 		else
 			out_put(o, r, strlen(r));
-		free(r);
+		if (r)
+			json_free_text(r);
 		break;
 	}
 	case JSON_STRING:

@@ -517,7 +517,7 @@ static unsigned nesting(const json_t *node, unsigned limit)
 static int emit_json(const json_t *spec, struct out *o, struct cdi_error *err)
 {
 	_cleanup_json_ json_t *copy = NULL;
-	_cleanup_free_ char *text = NULL;
+	_cleanup_json_text_ char *text = NULL;
 	size_t len;
 
 	if (nesting(spec, CDI_SPEC_MAX_DEPTH) > CDI_SPEC_MAX_DEPTH)

@@ -55,6 +55,22 @@ static inline void closedirp(DIR **d)
 }
 /* json_decrefp() comes with jansson (>= 2.9), NULL-safe. */
 
+/* Text from json_dumps() comes from jansson's allocator, which a tool may replace
+ * (json_set_alloc_funcs): free it with jansson's free, not free(). */
+static inline void json_free_text(char *text)
+{
+	json_free_t free_fn;
+
+	json_get_alloc_funcs(NULL, &free_fn);
+	free_fn(text);
+}
+static inline void json_free_textp(char **text)
+{
+	if (*text)
+		json_free_text(*text);
+}
+#define _cleanup_json_text_ _cleanup_(json_free_textp)
+
 #define _cleanup_free_ _cleanup_(freep)
 #define _cleanup_close_ _cleanup_(closep)
 #define _cleanup_fclose_ _cleanup_(fclosep)
