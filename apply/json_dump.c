@@ -68,6 +68,18 @@ static void out_indent(struct outbuf *o, unsigned indent, bool tab, unsigned dep
 	o->len += n;
 }
 
+/* Whether any of the 8 bytes at p is below 0x20, '"' or '\\' (bit tricks on a 64-bit word). */
+static bool needs_escape8(const char *p)
+{
+	const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+	uint64_t x, q, b;
+
+	memcpy(&x, p, 8);
+	q = x ^ (ones * '"');
+	b = x ^ (ones * '\\');
+	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
+}
+
 /* jansson's dump_string without flags: escape '"', '\\' and control characters only. */
 static void out_string(struct outbuf *o, const char *s, size_t len)
 {
@@ -77,10 +89,17 @@ static void out_string(struct outbuf *o, const char *s, size_t len)
 	out_reserve(o, len + 2);
 	out_char(o, '"');
 	for (size_t i = 0; i < len; i++) {
-		unsigned char c = s[i];
+		unsigned char c;
 		char esc[6] = { '\\', 0 };
 		size_t n = 2;
 
+		/* Paths and options have nothing to escape: skip 8 bytes at a time while none is
+		 * a control character, '"' or '\\'. */
+		while (i + 8 <= len && !needs_escape8(s + i))
+			i += 8;
+		if (i >= len)
+			break;
+		c = s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		out_put(o, s + start, i - start);

@@ -947,6 +947,31 @@ static void check_dump(const json_t *j)
 	}
 }
 
+/* The word-at-a-time scan: every special byte at every offset of strings long enough to
+ * cross several 8-byte words, and bytes next to the special ones (0x1f/0x20, '!'/'#', '['/']', '~'/0x7f). */
+Test(edits_dump, escapes_at_every_offset)
+{
+	static const char specials[] = { '"', '\\', '\n', '\x01', '\x1f', '\x7f', ' ', '!', '#',
+					 '[', ']', '~' };
+
+	for (size_t k = 0; k < sizeof(specials); k++) {
+		for (size_t len = 1; len <= 27; len++) {
+			for (size_t at = 0; at < len; at++) {
+				char str[32];
+				json_t *j;
+
+				memset(str, 'a', len);
+				str[at] = specials[k];
+				str[len] = 0;
+				j = json_pack("[s]", str);
+				cr_assert_not_null(j);
+				check_dump(j);
+				json_decref(j);
+			}
+		}
+	}
+}
+
 Test(edits_dump, same_bytes_as_jansson)
 {
 	json_t *j = load("{'a':{},'b':[],'c':[{},[],[[]],{'x':{}}],'d':null,'e':true,'f':false,"
