@@ -246,8 +246,8 @@ fi
 if command -v go >/dev/null 2>&1 && [ -f "$SCHEMA_DIR/schema.json" ]; then
 	mkdir -p "$B/tests"
 	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/gocache GOFLAGS= \
-		go build -o "$B/tests/cdi-schema-check" tests/cdi-schema-check.go >"$tmp/go.log" 2>&1 ||
-		die "building tests/cdi-schema-check.go: $(tail -n 5 "$tmp/go.log")"
+		go build -o "$B/tests/cdi-schema-check" tests/reference/schema-check.go >"$tmp/go.log" 2>&1 ||
+		die "building tests/reference/schema-check.go: $(tail -n 5 "$tmp/go.log")"
 	"$B/tests/cdi-schema-check" "$SCHEMA_DIR/schema.json" "${outs[@]}" >"$tmp/schema.out" 2>&1 ||
 		die "CDI JSON schema: $(grep -v 'OK$' "$tmp/schema.out" | head -n 5)"
 	# The checker must be able to say no.

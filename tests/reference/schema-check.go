@@ -14,7 +14,7 @@
 // Build offline in GOPATH mode:
 //
 //	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/gocache \
-//		go build -o $B/tests/cdi-schema-check tests/cdi-schema-check.go
+//		go build -o $B/tests/cdi-schema-check tests/reference/schema-check.go
 package main
 
 import (
