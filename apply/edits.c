@@ -761,29 +761,45 @@ static const char *idmap_option(const char *type, const json_t *options)
 	return opt;
 }
 
+/*
+ * The OCI mount for a CDI one. Strings and the options list are shared with the spec, not
+ * copied (a spec's mounts are most of an injection's work): they are never changed in place,
+ * and a list that gains an ID-map option is a new one. (Taking a reference only counts it:
+ * jansson has no const json_incref(), hence the casts.)
+ */
 static json_t *oci_mount(const json_t *m, bool userns)
 {
-	const char *dest = json_string_value(json_object_get(m, "containerPath"));
-	const char *source = json_string_value(json_object_get(m, "hostPath"));
-	const char *type = json_string_value(json_object_get(m, "type"));
-	const json_t *options = json_object_get(m, "options");
-	const char *idmap = userns ? idmap_option(type, options) : NULL;
+	json_t *dest = NULL, *source = NULL, *type = NULL, *options = NULL, *v;
+	const char *key, *idmap;
 	json_t *mnt, *opts;
+
+	json_object_foreach((json_t *)m, key, v) {
+		if (strcmp(key, "containerPath") == 0)
+			dest = v;
+		else if (strcmp(key, "hostPath") == 0)
+			source = v;
+		else if (strcmp(key, "type") == 0)
+			type = v;
+		else if (strcmp(key, "options") == 0)
+			options = v;
+	}
+	idmap = userns ? idmap_option(json_string_value(type), options) : NULL;
 
 	/* Mount: destination always; type, source, options omitempty. */
 	mnt = json_object();
-	if (!mnt || !set_string(mnt, "destination", dest))
+	if (!mnt || json_object_set(mnt, "destination", dest) < 0)
 		goto fail;
-	if (type && *type && !set_string(mnt, "type", type))
+	if (json_string_length(type) > 0 && json_object_set(mnt, "type", type) < 0)
 		goto fail;
-	if (source && *source && !set_string(mnt, "source", source))
+	if (json_string_length(source) > 0 && json_object_set(mnt, "source", source) < 0)
 		goto fail;
-	if (json_array_size(options) > 0 || idmap) {
+	if (idmap) {
 		opts = copy_strings(options);
-		if (!set_new(mnt, "options", opts))
+		if (!set_new(mnt, "options", opts) ||
+		    json_array_append_new(opts, json_string_nocheck(idmap)) < 0)
 			goto fail;
-		if (idmap && json_array_append_new(opts, json_string_nocheck(idmap)) < 0)
-			goto fail;
+	} else if (json_array_size(options) > 0 && json_object_set(mnt, "options", options) < 0) {
+		goto fail;
 	}
 	return mnt;
 fail:

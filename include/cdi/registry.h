@@ -64,6 +64,9 @@ struct cdi_inject_options {
  * device, then each device's edits, in request order. All or nothing: on
  * any error oci is left exactly as it was. Unresolvable names are reported as
  * one problem "unresolvable CDI devices a, b" plus the directories searched.
+ * As jansson's json_object_set() does, the edited oci may share values (mount
+ * paths and option lists) with the registry's specs: copy a value before
+ * changing it in place.
  */
 int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *const *devices,
 			size_t n_devices, const struct cdi_inject_options *opts,
