@@ -506,19 +506,21 @@ static void decode_object(struct check *c, json_t *obj, const struct kind *kind,
  * Check one value v found at path (parent[iter] for an object member, parent[index] for an
  * array element) against type; convert it when coercing.
  */
+/* A node's position is looked up only when it is used: most values have no problem. */
+#define LOC loc_of(c, v, ploc)
+
 static void decode_value(struct check *c, json_t *parent, void *iter, size_t index, json_t *v,
 			 const struct field *f, bool element, const struct path *path,
 			 struct loc ploc)
 {
 	enum vtype type = element ? f->elem : f->type;
-	struct loc loc = loc_of(c, v, ploc);
 	char q[CDI_QUOTE_MAX], num[64];
 
 	if (json_is_null(v) && c->coerce &&
 	    (type == V_STRING || type == V_INT64 || type == V_UINT32)) {
 		/* Only array elements and map values get here: Go leaves its zero value. */
 		replace(c, parent, iter, index, v,
-			type == V_STRING ? json_string("") : json_integer(0), loc);
+			type == V_STRING ? json_string("") : json_integer(0), LOC);
 		return;
 	}
 
@@ -532,11 +534,11 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 			 * converts to a valid version: its rule explains why. */
 			if (strict(c) && !is_top_field(path, "cdiVersion")) {
 				as_written(num, sizeof(num), v);
-				problem(c, loc, path,
+				problem(c, LOC, path,
 					"expected a string, got the %s %s (write \"%s\" in quotes)",
 					json_is_boolean(v) ? "boolean" : "number", num, num);
 			}
-			replace(c, parent, iter, index, v, coerce_to_string(c, v, path), loc);
+			replace(c, parent, iter, index, v, coerce_to_string(c, v, path), LOC);
 			return;
 		}
 		break;
@@ -550,24 +552,24 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 
 			format_real(num, sizeof(num), d);
 			if (!c->coerce || !is_integral(d)) {
-				problem(c, loc, path, "expected an integer, got %s", num);
+				problem(c, LOC, path, "expected an integer, got %s", num);
 				return;
 			}
 			if (d < -9223372036854775808.0 || d >= 9223372036854775808.0 ||
 			    (type == V_UINT32 && (d < 0 || d > UINT32_MAX))) {
-				problem(c, loc, path, "%s is out of range for %s", num,
+				problem(c, LOC, path, "%s is out of range for %s", num,
 					type == V_UINT32 ? "a uint32 (0 to 4294967295)"
 							 : "an int64");
 				return;
 			}
-			replace(c, parent, iter, index, v, json_integer((json_int_t)d), loc);
+			replace(c, parent, iter, index, v, json_integer((json_int_t)d), LOC);
 			return;
 		}
 		if (!json_is_integer(v))
 			break;
 		n = json_integer_value(v);
 		if (type == V_UINT32 && (n < 0 || n > (json_int_t)UINT32_MAX))
-			problem(c, loc, path,
+			problem(c, LOC, path,
 				"%" JSON_INTEGER_FORMAT
 				" is out of range for a uint32 (0 to 4294967295)",
 				n);
@@ -581,7 +583,7 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 
 	case V_OBJECT:
 		if (json_is_object(v)) {
-			decode_object(c, v, f->kind, path, loc);
+			decode_object(c, v, f->kind, path, LOC);
 			return;
 		}
 		break;
@@ -589,35 +591,39 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 	case V_MAP:
 		if (json_is_object(v)) {
 			static const struct field map_value = STRING("");
+			struct loc vloc = LOC;
 
 			for (void *it = json_object_iter(v); it; it = json_object_iter_next(v, it))
 				decode_value(c, v, it, 0, json_object_iter_value(it), &map_value,
 					     false,
 					     MAP_KEY(path, json_object_iter_key(it),
 						     json_object_iter_key_len(it)),
-					     loc);
+					     vloc);
 			return;
 		}
 		break;
 
 	case V_ARRAY:
 		if (json_is_array(v)) {
+			struct loc vloc = LOC;
 			size_t i;
 			json_t *e;
 
 			json_array_foreach(v, i, e)
-			    decode_value(c, v, NULL, i, e, f, true, INDEX(path, i), loc);
+			    decode_value(c, v, NULL, i, e, f, true, INDEX(path, i), vloc);
 			return;
 		}
 		break;
 	}
 
 	if (json_is_string(v))
-		problem(c, loc, path, "expected %s, got the string %s", expected_name(type),
+		problem(c, LOC, path, "expected %s, got the string %s", expected_name(type),
 			quote_json(q, v));
 	else
-		problem(c, loc, path, "expected %s, got %s", expected_name(type), type_name(v));
+		problem(c, LOC, path, "expected %s, got %s", expected_name(type), type_name(v));
 }
+
+#undef LOC
 
 static const struct field *find_field(const struct kind *kind, const char *key, size_t len)
 {
