@@ -255,6 +255,14 @@ if command -v go >/dev/null 2>&1 && [ -f "$SCHEMA_DIR/schema.json" ]; then
 	"$B/tests/cdi-schema-check" "$SCHEMA_DIR/schema.json" "$tmp/bad.yaml" >/dev/null 2>&1 &&
 		die "the schema check accepts a device node without path"
 	ok "the CDI JSON schema accepts all ${#outs[@]} outputs"
+	# And the reference library itself (Debian's v0.5.2, as podman 4.x vendors it) loads them.
+	GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$B/gocache GOFLAGS= \
+		go build -o "$B/tests/cdi-ref-validate" tests/reference/validate.go >"$tmp/go.log" 2>&1 ||
+		die "building tests/reference/validate.go: $(tail -n 5 "$tmp/go.log")"
+	"$B/tests/cdi-ref-validate" "${outs[@]}" >"$tmp/ref.out" 2>&1
+	! grep -qv '	OK$' "$tmp/ref.out" || die "the reference rejects: $(grep -v '	OK$' "$tmp/ref.out" | head -n 3)"
+	[ "$(grep -c '	OK$' "$tmp/ref.out")" -eq "${#outs[@]}" ] || die "the reference did not judge every output"
+	ok "the reference library (v0.5.2) loads all ${#outs[@]} outputs"
 else
 	echo "note: go or the Debian CDI schema package missing; JSON schema check not run"
 fi
