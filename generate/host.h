@@ -5,8 +5,9 @@
 
 /*
  * Roots are absolute paths without a trailing slash; "" stands for "/".
- * root: /proc, /sys, /run, the host's ld.so.cache and binaries' PATH dirs.
- * driver_root: the driver's files (libraries, binaries, firmware, configs).
+ * root: /proc, /sys, /run (IPC sockets) and binaries' PATH dirs.
+ * driver_root: the driver's files (libraries, binaries, firmware, configs) and the
+ * ld.so.cache that indexes them (its paths are the driver root's).
  * dev_root: /dev.
  * In a spec, hostPath = root + path (the real path on this host), while
  * path/containerPath never carry the prefix.
