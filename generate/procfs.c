@@ -233,6 +233,8 @@ int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_d
 	const char *line;
 	unsigned lineno = 0;
 	bool have_uuid = false, have_bus = false, have_minor = false, excluded = false;
+	unsigned bad_uuid_line = 0;
+	const char *bad_uuid = NULL;
 	struct gpu_device gpu = { 0 };
 
 	while (next_line(buf, len, &pos, &line, &n)) {
@@ -256,16 +258,16 @@ int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_d
 				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Model",
 						       "longer than %d bytes", GPU_NAME_MAX - 1);
 		} else if (KEY("GPU UUID")) {
+			/* Judged at the end: an excluded GPU's UUID does not matter ("GPU
+			 * Excluded" is the last line). */
 			if (!copy_value(gpu.uuid, sizeof(gpu.uuid), val, vlen) ||
 			    strncmp(gpu.uuid, "GPU-", 4) != 0 || gpu.uuid[4] == '\0')
-				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "GPU UUID",
-						       "not a GPU-<uuid> of less than %d bytes",
-						       GPU_UUID_MAX);
-			for (const char *c = gpu.uuid; *c; c++)
+				bad_uuid = "not a GPU-<uuid>";
+			for (const char *c = gpu.uuid; !bad_uuid && *c; c++)
 				if (!isalnum((unsigned char)*c) && *c != '-')
-					return cdi_problem_add(err, -EINVAL, name, lineno, 0,
-							       "GPU UUID", "invalid character in \"%s\"",
-							       gpu.uuid);
+					bad_uuid = "invalid character";
+			if (bad_uuid)
+				bad_uuid_line = lineno;
 			have_uuid = true;
 		} else if (KEY("Bus Location")) {
 			if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
@@ -286,6 +288,20 @@ int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_d
 		}
 #undef KEY
 	}
+	/*
+	 * nv-procfs.c prints "GPU UUID" only when RM knows it, which it does not for
+	 * a GPU excluded with NVreg_ExcludedGpus (never initialised). Such a GPU is
+	 * skipped by the caller, so its UUID is not required.
+	 */
+	if (excluded && (!have_uuid || bad_uuid)) {
+		memset(gpu.uuid, 0, sizeof(gpu.uuid));
+		have_uuid = true;
+		bad_uuid = NULL;
+	}
+	if (bad_uuid)
+		return cdi_problem_add(err, -EINVAL, name, bad_uuid_line, 0, "GPU UUID",
+				       "%s (GPU-<uuid> of less than %d bytes)", bad_uuid,
+				       GPU_UUID_MAX);
 	if (!have_uuid || !have_bus || !have_minor)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0,
 				       !have_uuid ? "GPU UUID" : !have_bus ? "Bus Location" : "Device Minor",

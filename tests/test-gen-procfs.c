@@ -159,6 +159,37 @@ Test(gpu_information, excluded_and_long_domain)
 	cr_assert_str_eq(gpu.name, "");
 }
 
+/*
+ * nv-procfs.c prints "GPU UUID" only when RM has one; a GPU excluded with
+ * NVreg_ExcludedGpus is never initialised and has none. Its file must not
+ * fail the whole enumeration.
+ */
+Test(gpu_information, excluded_without_uuid)
+{
+	const char *buf = "Model: \t\t NVIDIA A100-SXM4-40GB\n"
+			  "IRQ:   \t\t 97\n"
+			  "Video BIOS: \t ??.??.??.??.??\n"
+			  "Bus Type: \t PCIe\n"
+			  "Bus Location: \t 0000:0a:00.0\n"
+			  "Device Minor: \t 4\n"
+			  "GPU Excluded:\t Yes\n";
+	struct gpu_device gpu = { 0 };
+	struct cdi_error e = { 0 };
+	bool excluded = false;
+
+	cr_assert_eq(procfs_parse_gpu_information("info", buf, &gpu, &excluded, &e), 0, "%s",
+		     cdi_error_message(&e));
+	cr_assert(excluded);
+	cr_assert_eq(e.n_problems, 0);
+	cr_assert_str_eq(gpu.uuid, "");
+
+	/* A GPU in use without a UUID is still an error. */
+	buf = "Bus Location: \t 0000:0a:00.0\nDevice Minor: \t 4\nGPU Excluded:\t No\n";
+	cr_assert_eq(procfs_parse_gpu_information("info", buf, &gpu, &excluded, &e), -EINVAL);
+	cr_assert_str_eq(e.problems[0].field, "GPU UUID");
+	cdi_error_reset(&e);
+}
+
 Test(gpu_information, malformed)
 {
 	static const struct {
@@ -396,6 +427,9 @@ Test(procfs_enumerate, sorted_by_bus_excluded_skipped, .init = make_root, .fini 
 	put_gpu("0000:07:00.0", 5, "GPU-a", false);
 	put_gpu("0000:0f:00.0", 1, "GPU-b", false);
 	put_gpu("0000:0a:00.0", 0, "GPU-x", true);
+	/* Excluded and never initialised: no GPU UUID line at all (nv-procfs.c). */
+	put("/proc/driver/nvidia/gpus/0000:0b:00.0/information",
+	    "Model: \t\t NVIDIA A100\nBus Location: \t 0000:0b:00.0\nDevice Minor: \t 6\nGPU Excluded:\t Yes\n");
 	cr_assert_eq(procfs_enumerate(&host, &topo, &e), 0, "%s", cdi_error_message(&e));
 	cr_assert_str_eq(topo.driver_version, "550.54.15");
 	cr_assert_eq(topo.n_gpus, 3);
