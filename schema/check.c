@@ -765,7 +765,8 @@ static void check_device_node(struct check *c, const json_t *node, const struct 
 
 	if (type &&
 	    !(json_string_length(type) == 0 ||
-	      (json_string_length(type) == 1 && strchr("bcup", json_string_value(type)[0]))))
+	      (json_string_length(type) == 1 && json_string_value(type)[0] &&
+	       strchr("bcup", json_string_value(type)[0]))))
 		problem(c, loc_of(c, type, loc), AT(path, "type"),
 			"invalid device node type %s (want b, c, u or p)", quote_json(q, type));
 

@@ -892,3 +892,25 @@ Test(validate, validate_json)
 	json_decref(spec);
 	json_decref(copy);
 }
+
+/* A device node type is one of "", b, c, u, p: a lone NUL byte (only a tree built in memory
+ * can hold one) is none of them, as Go's switch on the string says. */
+Test(validate, node_type_nul_byte)
+{
+	json_t *spec = parse(with_edits("{\"deviceNodes\":[{\"path\":\"/dev/x\"}]}"));
+	json_t *node = json_array_get(
+	    json_object_get(json_object_get(json_array_get(json_object_get(spec, "devices"), 0),
+					    "containerEdits"),
+			    "deviceNodes"),
+	    0);
+	struct cdi_error err = {0};
+
+	cr_assert_eq(json_object_set_new(node, "type", json_stringn("\0", 1)), 0);
+	cr_expect_eq(cdi_spec_validate_json(spec, "gen", 0, &err), -EINVAL);
+	cr_expect_eq(err.n_problems, 1);
+	cr_expect_str_eq(
+	    cdi_error_message(&err),
+	    "gen: devices[0].containerEdits.deviceNodes[0].type: invalid device node type \"\\x00\" (want b, c, u or p)");
+	cdi_error_reset(&err);
+	json_decref(spec);
+}
