@@ -133,6 +133,8 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 	bool json;
 	int r;
 
+	if (!ret)
+		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "no place for the spec");
 	if (!buf && len)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "no buffer");
 	if (len > CDI_SPEC_MAX_BYTES)
@@ -203,6 +205,8 @@ _public_ int cdi_spec_load_file(const char *path, unsigned flags, cdi_spec **ret
 
 	if (!path)
 		return cdi_problem_add(err, -EINVAL, NULL, 0, 0, NULL, "no spec file named");
+	if (!ret)
+		return cdi_problem_add(err, -EINVAL, path, 0, 0, NULL, "no place for the spec");
 	r = cdi_read_file(path, CDI_SPEC_MAX_BYTES, &buf, &len);
 	if (r == -EFBIG)
 		return cdi_problem_add(err, r, path, 0, 0, NULL,

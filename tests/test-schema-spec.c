@@ -444,3 +444,16 @@ Test(spec, too_large)
 			 "big: the spec is 16777217 bytes, more than the limit of 16777216");
 	cdi_error_reset(&err);
 }
+
+/* No place for the spec is a caller's mistake to report, not a crash. */
+Test(spec, load_without_ret)
+{
+	static const char text[] = BASE_YAML "devices:\n" DEV1_YAML;
+	struct cdi_error err = {0};
+
+	cr_expect_eq(cdi_spec_load_buffer("r.yaml", text, strlen(text), 0, NULL, &err), -EINVAL);
+	cr_expect_eq(err.n_problems, 1);
+	cdi_error_reset(&err);
+	cr_expect_eq(cdi_spec_load_file("/nonexistent/r.yaml", 0, NULL, &err), -EINVAL);
+	cdi_error_reset(&err);
+}
