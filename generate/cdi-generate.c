@@ -501,9 +501,9 @@ static int write_output(const struct args *a, const json_t *spec, const char *bu
 	/*
 	 * The file is replaced by rename(): whatever sits at that path goes. Only a
 	 * regular file may be replaced; "--output /dev/null" or "/dev/stdout" would
-	 * otherwise replace the device node or the symlink itself.
+	 * otherwise replace the device node or the symlink itself. --check only reads.
 	 */
-	if (lstat(a->output, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (!a->check && lstat(a->output, &st) == 0 && !S_ISREG(st.st_mode)) {
 		fprintf(stderr, PROG ": %s: exists and is not a regular file; refusing to replace it (use --output - for stdout)\n",
 			a->output);
 		return EXIT_FAILURE;
