@@ -102,9 +102,11 @@ static int spec_new(const char *name, json_t *root, cdi_spec **ret)
 }
 
 /*
- * jansson keeps no positions: read the JSON text again as YAML with marks and check that
- * tree. Its problems replace the first check's if it finds any (it should find the same);
- * otherwise the first check's stand.
+ * Positions are only needed for problems, and recording them is a good part of loading (a
+ * table entry per node, an index on first lookup): so a spec is loaded without them, and only
+ * one that fails the check is read again, as YAML with marks (jansson keeps none; JSON is
+ * YAML), and checked again. Its problems replace the first check's if it finds any (it should
+ * find the same); otherwise the first check's stand.
  */
 static void recheck_with_marks(const char *name, const char *buf, size_t len, unsigned flags,
 			       struct cdi_error *problems)
@@ -127,7 +129,6 @@ static void recheck_with_marks(const char *name, const char *buf, size_t len, un
 _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len, unsigned flags,
 				  cdi_spec **ret, struct cdi_error *err)
 {
-	_cleanup_marks_ struct cdi_marks *marks = NULL;
 	_cleanup_json_ json_t *root = NULL;
 	struct cdi_error problems = {0};
 	bool json;
@@ -152,15 +153,8 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 			 * parser's complaint is the one to show. */
 			struct cdi_error yaml_err = {0};
 
-			marks = cdi_marks_new();
-			if (!marks) {
-				cdi_error_reset(&json_err);
-				return cdi_problem_add(err, -ENOMEM, name, 0, 0, NULL,
-						       "out of memory");
-			}
-			r = cdi_yaml_load(name, buf, len, &root, marks, &yaml_err);
+			r = cdi_yaml_load(name, buf, len, &root, NULL, &yaml_err);
 			if (r == 0) {
-				json = false;
 				cdi_error_reset(&json_err);
 				cdi_error_reset(&yaml_err);
 			} else {
@@ -172,10 +166,7 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 			cdi_error_move(err, &json_err);
 		}
 	} else {
-		marks = cdi_marks_new();
-		if (!marks)
-			return cdi_problem_add(err, -ENOMEM, name, 0, 0, NULL, "out of memory");
-		r = cdi_yaml_load(name, buf, len, &root, marks, err);
+		r = cdi_yaml_load(name, buf, len, &root, NULL, err);
 	}
 	if (r == -ENODATA)
 		return cdi_problem_add(err, -ENODATA, name, 0, 0, NULL,
@@ -183,8 +174,8 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 	if (r < 0)
 		return r;
 
-	r = cdi_spec_check(root, name, marks, flags, true, &problems);
-	if (r == -EINVAL && json)
+	r = cdi_spec_check(root, name, NULL, flags, true, &problems);
+	if (r == -EINVAL)
 		recheck_with_marks(name, buf, len, flags, &problems);
 	cdi_error_move(err, &problems);
 	if (r < 0)
