@@ -25,7 +25,10 @@ static void out_reserve(struct outbuf *o, size_t n)
 
 	if (o->oom || o->len + n + 1 <= o->cap)
 		return;
-	cap = o->cap ? o->cap : 4096;
+	/* Past malloc's mmap threshold from the start: the pages are faulted in only as they
+	 * are written, and growing is an mremap(), not a copy (a config with a GPU's mounts is
+	 * 60 KiB; doubling from 4 KiB faulted in and copied twice that). */
+	cap = o->cap ? o->cap : 256 * 1024;
 	while (cap < o->len + n + 1)
 		cap *= 2;
 	grown = realloc(o->buf, cap);

@@ -43,6 +43,9 @@ struct fast_mark {
 	unsigned column;
 };
 
+#define INTERN_SLOTS 64
+#define INTERN_MAX_LEN 24
+
 struct fast {
 	const char *start;
 	const char *end;
@@ -61,6 +64,12 @@ struct fast {
 	size_t cap_marks;
 	char *scratch; /* decoded quoted scalars and NUL-terminated plain ones */
 	size_t scratch_size;
+	/*
+	 * Short strings seen before, shared instead of made again: a generated spec repeats
+	 * "ro", "nosuid", "rbind" ... in every mount, and each copy is a node and an allocation.
+	 * Only without marks, which tell nodes apart by address.
+	 */
+	json_t *interned[INTERN_SLOTS];
 };
 
 #define ONES UINT64_C(0x0101010101010101)
@@ -472,6 +481,25 @@ static int scan_scalar(struct fast *f, const char *p, struct scalar *sc, bool *r
 }
 
 /* A value node from a scalar: resolved as the libyaml path resolves it. */
+/* A string node for s, shared with an earlier equal one when the slot holds it. */
+static json_t *intern_string(struct fast *f, const char *s, size_t len)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	json_t **slot, *node;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	slot = &f->interned[h % INTERN_SLOTS];
+	if (*slot && json_string_length(*slot) == len && memcmp(json_string_value(*slot), s, len) == 0)
+		return json_incref(*slot);
+	node = json_stringn_nocheck(s, len);
+	if (!node)
+		return NULL;
+	json_decref(*slot);
+	*slot = json_incref(node);
+	return node;
+}
+
 static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, json_t **ret)
 {
 	struct cdi_scalar v;
@@ -493,6 +521,10 @@ static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, 
 	}
 	if (count_node(f) < 0)
 		return DECLINE;
+	if (v.kind == CDI_SCALAR_STRING && !f->want_marks && v.len <= INTERN_MAX_LEN) {
+		*ret = intern_string(f, v.s, v.len);
+		return *ret ? 0 : DECLINE;
+	}
 	node = cdi_scalar_to_json(&v);
 	if (!node)
 		return DECLINE;
@@ -712,6 +744,8 @@ int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cd
 			r = DECLINE;
 	free(f.marks);
 	free(f.scratch);
+	for (size_t i = 0; i < INTERN_SLOTS; i++)
+		json_decref(f.interned[i]);
 	if (r < 0) {
 		json_decref(root);
 		return DECLINE;
