@@ -18,12 +18,12 @@ struct outbuf {
 	bool oom;
 };
 
-static void out_reserve(struct outbuf *o, size_t n)
+static __attribute__((noinline)) void out_grow(struct outbuf *o, size_t n)
 {
 	size_t cap;
 	char *grown;
 
-	if (o->oom || o->len + n + 1 <= o->cap)
+	if (o->oom)
 		return;
 	/* Past malloc's mmap threshold from the start: the pages are faulted in only as they
 	 * are written, and growing is an mremap(), not a copy (a config with a GPU's mounts is
@@ -40,7 +40,15 @@ static void out_reserve(struct outbuf *o, size_t n)
 	o->cap = cap;
 }
 
-static void out_put(struct outbuf *o, const char *s, size_t n)
+/* Called for every token: the common case (room left) stays inline. */
+static inline __attribute__((always_inline)) void out_reserve(struct outbuf *o, size_t n)
+{
+	if (__builtin_expect(o->len + n + 1 > o->cap, 0))
+		out_grow(o, n);
+}
+
+static inline __attribute__((always_inline)) void out_put(struct outbuf *o, const char *s,
+							  size_t n)
 {
 	out_reserve(o, n);
 	if (o->oom)
@@ -49,7 +57,7 @@ static void out_put(struct outbuf *o, const char *s, size_t n)
 	o->len += n;
 }
 
-static void out_char(struct outbuf *o, char c)
+static inline __attribute__((always_inline)) void out_char(struct outbuf *o, char c)
 {
 	out_reserve(o, 1);
 	if (!o->oom)
@@ -93,7 +101,7 @@ static void out_string(struct outbuf *o, const char *s, size_t len)
 	out_char(o, '"');
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c;
-		char esc[6] = { '\\', 0 };
+		char esc[6];
 		size_t n = 2;
 
 		/* Paths and options have nothing to escape: skip 8 bytes at a time while none is
@@ -107,6 +115,7 @@ static void out_string(struct outbuf *o, const char *s, size_t len)
 			continue;
 		out_put(o, s + start, i - start);
 		start = i + 1;
+		esc[0] = '\\';
 		switch (c) {
 		case '"': esc[1] = '"'; break;
 		case '\\': esc[1] = '\\'; break;
