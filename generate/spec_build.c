@@ -517,6 +517,19 @@ static int spec_new(const struct spec_options *o, json_t **ret)
 	return 0;
 }
 
+/* Append the device "all" whose edits are the device nodes nodes (a reference is taken). */
+static int append_all_device(json_t *devices, json_t *nodes)
+{
+	_cleanup_json_ json_t *all = json_object(), *all_edits = json_object();
+
+	if (!all || !all_edits || set_new(all_edits, "deviceNodes", json_incref(nodes)) < 0 ||
+	    set_new(all, "name", json_string("all")) < 0 ||
+	    set_new(all, "containerEdits", TAKE_PTR(all_edits)) < 0 ||
+	    json_array_append(devices, all) < 0)
+		return -ENOMEM;
+	return 0;
+}
+
 static int spec_finish(json_t *spec, json_t *devices, json_t *edits, json_t **ret_spec,
 		       struct cdi_error *err)
 {
@@ -632,15 +645,8 @@ int spec_build_gpus(const struct gen_host *host, const struct gpu_topology *topo
 	for (size_t k = 0; k < e.n; k++)
 		if (json_array_append(devices, e.v[k].dev) < 0)
 			goto out;
-	if (!opts->no_all_device) {
-		_cleanup_json_ json_t *all = json_object(), *all_edits = json_object();
-
-		if (!all || !all_edits || set_new(all_edits, "deviceNodes", json_incref(all_nodes)) < 0 ||
-		    set_new(all, "name", json_string("all")) < 0 ||
-		    set_new(all, "containerEdits", TAKE_PTR(all_edits)) < 0 ||
-		    json_array_append(devices, all) < 0)
-			goto out;
-	}
+	if (!opts->no_all_device && append_all_device(devices, all_nodes) < 0)
+		goto out;
 	r = common_edits(&b, mounts, true, &edits);
 	if (r < 0)
 		goto out;
@@ -722,12 +728,12 @@ int spec_build_management(const struct gen_host *host, json_t *mounts,
 					    "nvidia-caps", NULL };
 	struct build b = { .host = host, .opts = opts, .warn = warn, .err = err };
 	_cleanup_json_ json_t *spec = NULL, *devices = json_array(), *nodes = json_array(),
-			      *all = json_object(), *all_edits = json_object(), *edits = NULL;
+			      *edits = NULL;
 	struct paths p = { 0 };
 	int r;
 
 	r = -ENOMEM;
-	if (!devices || !nodes || !all || !all_edits)
+	if (!devices || !nodes)
 		goto out;
 	r = scan_dev_dir(&b, "/dev", "nvidia", skip, &p);
 	if (r >= 0)
@@ -753,11 +759,8 @@ int spec_build_management(const struct gen_host *host, json_t *mounts,
 		if (r < 0)
 			goto out;
 	}
-	r = -ENOMEM;
-	if (set_new(all_edits, "deviceNodes", TAKE_PTR(nodes)) < 0 ||
-	    set_new(all, "name", json_string("all")) < 0 ||
-	    set_new(all, "containerEdits", TAKE_PTR(all_edits)) < 0 ||
-	    json_array_append(devices, all) < 0)
+	r = append_all_device(devices, nodes);
+	if (r < 0)
 		goto out;
 	r = common_edits(&b, mounts, false, &edits);
 	if (r < 0)
