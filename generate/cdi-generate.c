@@ -20,6 +20,7 @@
 #include "driver_libs.h"
 #include "gpus.h"
 #include "host.h"
+#include "json_arena.h"
 #include "ldcache.h"
 #include "load.h"
 #include "macro.h"
@@ -552,6 +553,7 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	int r, status;
 
+	json_arena_install();
 	r = parse_args(argc, argv, &a);
 	if (r != 0) {
 		free(a.ids);
