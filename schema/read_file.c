@@ -18,10 +18,17 @@ int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 
 	if (max >= SIZE_MAX / 2)
 		return -EINVAL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * O_NONBLOCK: opening a FIFO with no writer would wait for one (a spec file swapped for a
+	 * FIFO would hang a registry scan). Reads block again as usual, and a FIFO without a
+	 * writer then reads as empty.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return negative_errno();
 	if (fstat(fd, &st) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, O_RDONLY) < 0)
 		return negative_errno();
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -886,6 +887,44 @@ Test(read_file, bounded_and_terminated, .init = make_tmpdir, .fini = remove_tmpd
 	snprintf(path, sizeof(path), "%s/missing.yaml", tmpdir);
 	cr_expect_eq(cdi_read_file(path, 100, &buf, &len), -ENOENT);
 	cr_expect_eq(cdi_read_file(tmpdir, 100, &buf, &len), -EISDIR);
+}
+
+/* A FIFO where a spec should be: no writer, so opening it must not wait for one (it would hang
+ * a registry scan); it reads as empty. A FIFO with a writer still reads its data. */
+Test(read_file, fifo_does_not_hang, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 10)
+{
+	char path[256];
+	char *buf = NULL;
+	size_t len = 1;
+	pid_t pid;
+	int status;
+
+	snprintf(path, sizeof(path), "%s/spec.yaml", tmpdir);
+	cr_assert_eq(mkfifo(path, 0600), 0);
+	cr_assert_eq(cdi_read_file(path, 100, &buf, &len), 0);
+	cr_expect_eq(len, 0);
+	free(buf);
+
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY);
+
+		_exit(fd >= 0 && write(fd, "a: 1\n", 5) == 5 ? 0 : 1);
+	}
+	buf = NULL;
+	/* The writer may not have opened yet: retry until its data arrives. */
+	for (int i = 0; i < 1000 && len == 0; i++) {
+		free(buf);
+		buf = NULL;
+		cr_assert_eq(cdi_read_file(path, 100, &buf, &len), 0);
+		if (len == 0)
+			usleep(1000);
+	}
+	cr_expect_eq(len, 5);
+	cr_expect_str_eq(buf, "a: 1\n");
+	free(buf);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
 }
 
 Test(read_file, files_without_a_size)
