@@ -10,7 +10,6 @@
 .DEFAULT_GOAL := all
 .SUFFIXES:
 .DELETE_ON_ERROR:
-.SECONDARY:
 
 VERSION := 0.1.0
 SOVERSION := 0
@@ -76,6 +75,8 @@ APPLY_OBJ := $(call obj,$(APPLY_SRC))
 GEN_OBJ := $(call obj,$(GEN_SRC))
 TESTLIB_OBJ := $(call obj,$(TESTLIB_SRC))
 TESTS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+# Test objects come only from pattern rules: keep them, or every check relinks every suite.
+.SECONDARY: $(call obj,$(TEST_SRC))
 
 PROGRAMS := $(B)/cdi-apply $(if $(wildcard apply/cdi-runtime.c),$(B)/cdi-runtime) \
 	$(if $(wildcard generate/cdi-generate.c),$(B)/cdi-generate)

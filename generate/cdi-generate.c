@@ -24,6 +24,7 @@
 #include "ldcache.h"
 #include "load.h"
 #include "macro.h"
+#include "path_clean.h"
 #include "problem.h"
 #include "procfs.h"
 #include "spec_build.h"
@@ -116,7 +117,9 @@ static int normalize_root(const char *in, char **ret)
 		if (!r)
 			return negative_errno();
 	} else {
-		r = strdup(in);
+		/* Lexically, as Go's filepath.Clean: "//tmp/h/" and "/tmp/../tmp/h" are /tmp/h,
+		 * while a symlink in the path the user gave stays as given. */
+		r = cdi_path_clean(in);
 		if (!r)
 			return -ENOMEM;
 	}

@@ -226,6 +226,9 @@ for target in "$tmp/fake-null" "$tmp/link.yaml"; do
 	grep -q 'not a regular file' "$tmp/err" || die "--output $target: $(cat "$tmp/err")"
 done
 [ -c "$tmp/fake-null" ] && [ -L "$tmp/link.yaml" ] || die "a non-regular --output was replaced"
+# An absolute --root is cleaned lexically: hostPaths carry no "//" or "/./".
+"$G" --root "/$tmp/./single/" --output - | grep 'hostPath:' | grep -q '//\|/\./' &&
+	die "--root //.../ left unclean hostPaths"
 # --check only reads: through a symlink it judges the file the link names.
 "$G" --root "$tmp/single" --output "$tmp/link.yaml" --check >"$tmp/check-link.log" 2>&1 ||
 	die "--check through a symlink: $(cat "$tmp/check-link.log")"

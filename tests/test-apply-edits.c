@@ -20,7 +20,7 @@
 
 #include "../apply/edits.h"
 #include "../apply/json_dump.h"
-#include "../apply/path_clean.h"
+#include "path_clean.h"
 #include "../apply/strmap.h"
 
 struct fake_node {

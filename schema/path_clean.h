@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Go's filepath.Clean() (internal to apply/). */
-#ifndef CDIKIT_APPLY_PATH_CLEAN_H
-#define CDIKIT_APPLY_PATH_CLEAN_H
+/* Go's filepath.Clean() (internal; shared by apply/ and generate/). */
+#ifndef CDIKIT_PATH_CLEAN_H
+#define CDIKIT_PATH_CLEAN_H
 
 #include <stdbool.h>
 #include <stddef.h>
