@@ -530,23 +530,34 @@ static int append_all_device(json_t *devices, json_t *nodes)
 	return 0;
 }
 
-static int spec_finish(json_t *spec, json_t *devices, json_t *edits, json_t **ret_spec,
-		       struct cdi_error *err)
+/*
+ * The spec around devices: kind, the common edits (control nodes when asked), the minimum
+ * cdiVersion; validated strictly, as every path we write is absolute: never write what we
+ * would reject.
+ */
+static int spec_assemble(struct build *b, json_t *devices, json_t *mounts, bool control_nodes,
+			 json_t **ret_spec)
 {
+	_cleanup_json_ json_t *spec = NULL, *edits = NULL;
 	const char *version;
 	int r;
 
+	r = common_edits(b, mounts, control_nodes, &edits);
+	if (r < 0)
+		return r;
+	r = spec_new(b->opts, &spec);
+	if (r < 0)
+		return r;
 	if (set_new(spec, "devices", json_incref(devices)) < 0 ||
 	    set_new(spec, "containerEdits", json_incref(edits)) < 0)
 		return -ENOMEM;
 	version = cdi_minimum_version(spec);
 	if (!version || set_new(spec, "cdiVersion", json_string(version)) < 0)
 		return -ENOMEM;
-	/* Strict: every path we write is absolute. Never write what we would reject. */
-	r = cdi_spec_validate_json(spec, SPEC_LABEL, CDI_LOAD_STRICT, err);
+	r = cdi_spec_validate_json(spec, SPEC_LABEL, CDI_LOAD_STRICT, b->err);
 	if (r < 0)
 		return r;
-	*ret_spec = json_incref(spec);
+	*ret_spec = TAKE_PTR(spec);
 	return 0;
 }
 
@@ -557,8 +568,8 @@ int spec_build_gpus(const struct gen_host *host, const struct gpu_topology *topo
 	struct build b = { .host = host, .opts = opts, .warn = warn, .err = err };
 	unsigned strategies = opts->name_strategies ? opts->name_strategies : NAME_DEFAULT;
 	_cleanup_free_ bool *gsel = NULL, *msel = NULL;
-	_cleanup_json_ json_t *spec = NULL, *devices = json_array(), *all_nodes = json_array(),
-			      *seen = json_object(), *edits = NULL;
+	_cleanup_json_ json_t *devices = json_array(), *all_nodes = json_array(),
+			      *seen = json_object();
 	struct entries e = { 0 };
 	int r;
 
@@ -647,13 +658,7 @@ int spec_build_gpus(const struct gen_host *host, const struct gpu_topology *topo
 			goto out;
 	if (!opts->no_all_device && append_all_device(devices, all_nodes) < 0)
 		goto out;
-	r = common_edits(&b, mounts, true, &edits);
-	if (r < 0)
-		goto out;
-	r = spec_new(opts, &spec);
-	if (r < 0)
-		goto out;
-	r = spec_finish(spec, devices, edits, ret_spec, err);
+	r = spec_assemble(&b, devices, mounts, true, ret_spec);
 out:
 	entries_clear(&e);
 	build_done(&b);
@@ -727,8 +732,7 @@ int spec_build_management(const struct gen_host *host, json_t *mounts,
 	static const char *const skip[] = { "nvidia-fs", "nvidia-nvswitch", "nvidia-nvlink",
 					    "nvidia-caps", NULL };
 	struct build b = { .host = host, .opts = opts, .warn = warn, .err = err };
-	_cleanup_json_ json_t *spec = NULL, *devices = json_array(), *nodes = json_array(),
-			      *edits = NULL;
+	_cleanup_json_ json_t *devices = json_array(), *nodes = json_array();
 	struct paths p = { 0 };
 	int r;
 
@@ -762,13 +766,7 @@ int spec_build_management(const struct gen_host *host, json_t *mounts,
 	r = append_all_device(devices, nodes);
 	if (r < 0)
 		goto out;
-	r = common_edits(&b, mounts, false, &edits);
-	if (r < 0)
-		goto out;
-	r = spec_new(opts, &spec);
-	if (r < 0)
-		goto out;
-	r = spec_finish(spec, devices, edits, ret_spec, err);
+	r = spec_assemble(&b, devices, mounts, false, ret_spec);
 out:
 	paths_clear(&p);
 	build_done(&b);
