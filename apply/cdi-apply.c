@@ -24,6 +24,7 @@
 
 #include <cdi/cdi.h>
 
+#include "io.h"
 #include "json_arena.h"
 #include "json_dump.h"
 #include "strmap.h"
@@ -314,21 +315,6 @@ static char *dump_config(const json_t *oci, struct layout l, size_t *ret_len)
 	return out;
 }
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
-}
 
 static int write_output(const char *path, const char *buf, size_t len, mode_t fallback_mode)
 {
@@ -338,7 +324,7 @@ static int write_output(const char *path, const char *buf, size_t len, mode_t fa
 	int r;
 
 	if (strcmp(path, "-") == 0) {
-		r = write_all(STDOUT_FILENO, buf, len);
+		r = cdi_write_all(STDOUT_FILENO, buf, len);
 		if (r < 0)
 			fprintf(stderr, PROG ": <stdout>: %s\n", strerror(-r));
 		return r;
@@ -348,7 +334,7 @@ static int write_output(const char *path, const char *buf, size_t len, mode_t fa
 			/* /dev/null, a FIFO, a terminal: no rename over those. */
 			_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 
-			r = fd < 0 ? -errno : write_all(fd, buf, len);
+			r = fd < 0 ? -errno : cdi_write_all(fd, buf, len);
 			if (r < 0)
 				fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
 			return r;

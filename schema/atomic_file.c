@@ -9,20 +9,23 @@
 
 #include <cdi/spec.h>
 
+#include "io.h"
 #include "macro.h"
 #include "problem.h"
 
-static int write_all(int fd, const char *buf, size_t len)
+int cdi_write_all(int fd, const void *buf, size_t len)
 {
+	const char *p = buf;
+
 	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
+		ssize_t n = write(fd, p, len);
 
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			return negative_errno();
 		}
-		buf += n;
+		p += n;
 		len -= (size_t)n;
 	}
 	return 0;
@@ -73,7 +76,7 @@ _public_ int cdi_write_file_atomic(const char *path, const void *buf, size_t len
 				(unsigned)(mode & 07777), tmp, strerror(-r));
 		goto fail;
 	}
-	r = write_all(fd, buf, len);
+	r = cdi_write_all(fd, buf, len);
 	if (r < 0) {
 		cdi_problem_add(err, r, path, 0, 0, NULL, "cannot write %s: %s", tmp, strerror(-r));
 		goto fail;
