@@ -18,6 +18,7 @@
 
 #include <cdi/registry.h>
 
+#include "lib/testlib.h"
 #include "../apply/edits.h"
 #include "../apply/json_dump.h"
 #include "path_clean.h"
@@ -71,32 +72,6 @@ static int fake_lstat_negerrno(const char *path, struct stat *st, void *userdata
 }
 
 static const struct cdi_inject_options fake = { .lstat_fn = fake_lstat };
-
-static json_t *load(const char *text)
-{
-	char *s = strdup(text);
-	json_error_t jerr;
-	json_t *j;
-
-	cr_assert_not_null(s);
-	for (char *p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	j = json_loads(s, 0, &jerr);
-	cr_assert_not_null(j, "bad test JSON: %s: %s", jerr.text, s);
-	free(s);
-	return j;
-}
-
-static void assert_json_eq(const json_t *got, const json_t *want)
-{
-	if (!json_equal((json_t *)got, (json_t *)want)) {
-		char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
-		char *w = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS);
-
-		cr_assert_fail("JSON differs\n got:  %s\n want: %s", g, w);
-	}
-}
 
 /* Apply edits (NULL: none) to oci and compare with want. */
 static void check_apply(const char *oci, const char *edits, const char *want)

@@ -18,6 +18,8 @@
 #include <cdi/annotations.h>
 #include <cdi/registry.h>
 
+#include "lib/testlib.h"
+
 static char root[64];
 
 static void setup(void)
@@ -85,31 +87,6 @@ static cdi_registry *open_registry(void)
 	free((char *)dirs[0]);
 	free((char *)dirs[1]);
 	return reg;
-}
-
-static json_t *load(const char *text)
-{
-	char *s = strdup(text);
-	json_error_t jerr;
-	json_t *j;
-
-	for (char *p = s; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	j = json_loads(s, 0, &jerr);
-	cr_assert_not_null(j, "bad test JSON: %s: %s", jerr.text, s);
-	free(s);
-	return j;
-}
-
-static void assert_json_eq(const json_t *got, const json_t *want)
-{
-	if (!json_equal((json_t *)got, (json_t *)want)) {
-		char *g = json_dumps(got, JSON_COMPACT | JSON_SORT_KEYS);
-		char *w = json_dumps(want, JSON_COMPACT | JSON_SORT_KEYS);
-
-		cr_assert_fail("JSON differs\n got:  %s\n want: %s", g, w);
-	}
 }
 
 static void inject_ok(cdi_registry *reg, json_t *oci, const char *const *devs, size_t n)

@@ -3,9 +3,17 @@
 #ifndef CDIKIT_TESTLIB_H
 #define CDIKIT_TESTLIB_H
 
+#include <jansson.h>
+
 #include "macro.h"
 
 /* Run a shell command built from fmt; the test fails unless it exits 0. */
 void sh(const char *fmt, ...) _printf_(1, 2);
+
+/* JSON from text written with ' for " (readable in C strings); the test fails if it is bad. */
+json_t *load(const char *text);
+
+/* Fail the test, showing both (keys sorted), unless got and want are equal JSON. */
+void assert_json_eq(const json_t *got, const json_t *want);
 
 #endif
