@@ -142,12 +142,8 @@ cp "$tmp/probe" "$bundle/rootfs/probe"
 jq '.process.terminal = false | .process.args = ["/probe"]' "$bundle/config.json" >"$tmp/c.json" &&
 	mv "$tmp/c.json" "$bundle/config.json" || die "jq failed"
 
-run_bundle() { # container id, output file
-	timeout 120 runc --root "$state" run --bundle "$bundle" "$1" >"$2" 2>&1 </dev/null
-	local rc=$?
-	runc --root "$state" delete -f "$1" >/dev/null 2>&1
-	return $rc
-}
+# shellcheck source=lib/runc.sh
+. tests/lib/runc.sh
 
 # Control: without cdi-apply the probe sees nothing of the device.
 run_bundle "$id-control" "$tmp/control.out" ||
