@@ -127,15 +127,6 @@ wrap:
 	return r;
 }
 
-_public_ void cdi_strv_free(char **strv)
-{
-	if (!strv)
-		return;
-	for (char **p = strv; *p; p++)
-		free(*p);
-	free(strv);
-}
-
 static void strv_freep(char ***strv)
 {
 	cdi_strv_free(*strv);
