@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *program = "cdikit";
+static enum cli_level level = CLI_NORMAL;
+static bool stdout_closed;
+
+static void vsay(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: %s", program, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_close_stdout(void)
+{
+	bool had_error;
+	int r;
+
+	if (stdout_closed)
+		return 0;
+	stdout_closed = true;
+	had_error = ferror(stdout) != 0;
+	errno = 0;
+	r = fclose(stdout);
+	/* fclose() of an untouched, already closed stdout fails with EBADF: nothing was lost. */
+	if (!had_error && (r == 0 || errno == EBADF))
+		return 0;
+	fprintf(stderr, "%s: write error on standard output%s%s\n", program, errno ? ": " : "",
+		errno ? strerror(errno) : "");
+	return CLI_EXIT_PROBLEM;
+}
+
+static void close_stdout_at_exit(void)
+{
+	if (cli_close_stdout() != 0)
+		_exit(CLI_EXIT_PROBLEM);
+}
+
+void cli_init(const char *prog)
+{
+	program = prog;
+	atexit(close_stdout_at_exit);
+}
+
+const char *cli_program(void)
+{
+	return program;
+}
+
+void cli_set_level(enum cli_level l)
+{
+	level = l;
+}
+
+enum cli_level cli_level(void)
+{
+	return level;
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level < CLI_NORMAL)
+		return;
+	va_start(ap, fmt);
+	vsay("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void cli_info(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level < CLI_VERBOSE)
+		return;
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s --help' for more information.\n", program);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_print_version(void)
+{
+	printf("%s (cdikit) %s\n", program, CDIKIT_VERSION);
+	return 0;
+}
+
+void cli_print_problems(const struct cdi_error *err, const char *prefix)
+{
+	if (!err)
+		return;
+	for (size_t i = 0; i < err->n_problems; i++) {
+		const struct cdi_problem *p = &err->problems[i];
+
+		fprintf(stderr, "%s: %s%s\n", program, prefix, p->text ? p->text : p->message);
+	}
+	if (err->n_problems == 0 && err->code < 0)
+		fprintf(stderr, "%s: %s%s\n", program, prefix, strerror(-err->code));
+}
