@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Driver capabilities as flags the way libnvidia-container's options.h expands them: each
- * capability the container asks for becomes the file groups it mounts, and each recorded tag
- * names the one group its file belongs to.
+ * Driver capabilities as libnvidia-container's options.h expands them into the groups of files
+ * it mounts: each recorded tag says which capabilities bring its file (any one of them will do;
+ * a 32-bit file needs compat32 as well).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -11,34 +11,38 @@
 #include "driver_caps.h"
 #include "problem.h"
 
-/* The groups libnvidia-container mounts by (OPT_* of options.h). */
-enum {
-	G_UTILITY_BINS = 1u << 0,
-	G_UTILITY_LIBS = 1u << 1,
-	G_COMPUTE_BINS = 1u << 2,
-	G_COMPUTE_LIBS = 1u << 3,
-	G_VIDEO_LIBS = 1u << 4,
-	G_GRAPHICS_LIBS = 1u << 5,
-	G_DISPLAY = 1u << 6,
-	G_NGX_LIBS = 1u << 7,
-	G_COMPAT32 = 1u << 8,
-};
+#define U DRIVER_CAP_UTILITY
+#define C DRIVER_CAP_COMPUTE
+#define V DRIVER_CAP_VIDEO
+#define G DRIVER_CAP_GRAPHICS
+#define D DRIVER_CAP_DISPLAY
+#define N DRIVER_CAP_NGX
 
-/* Names in libnvidia-container's order, with the groups each brings. */
+/* Names in libnvidia-container's order. */
 static const struct {
 	const char *name;
-	unsigned cap, groups;
+	unsigned cap;
 } caps_table[] = {
-	{ "compute", DRIVER_CAP_COMPUTE, G_COMPUTE_BINS | G_COMPUTE_LIBS },
-	{ "compat32", DRIVER_CAP_COMPAT32, G_COMPAT32 },
-	{ "display", DRIVER_CAP_DISPLAY, G_DISPLAY | G_GRAPHICS_LIBS },
-	{ "graphics", DRIVER_CAP_GRAPHICS, G_GRAPHICS_LIBS },
-	{ "ngx", DRIVER_CAP_NGX, G_NGX_LIBS },
-	{ "utility", DRIVER_CAP_UTILITY, G_UTILITY_BINS | G_UTILITY_LIBS },
-	{ "video", DRIVER_CAP_VIDEO, G_VIDEO_LIBS | G_COMPUTE_LIBS },
+	{ "compute", C }, { "compat32", DRIVER_CAP_COMPAT32 },
+	{ "display", D }, { "graphics", G },
+	{ "ngx", N },	  { "utility", U },
+	{ "video", V },
 };
 
-/* Nodes libnvidia-container ties to a group by their numbers (nvc_mount.c). */
+/*
+ * What brings a tag's file, for a library (or node, socket, config file) and for a binary:
+ * video brings compute's libraries but not its binaries (OPT_COMPUTE_LIBS without
+ * OPT_COMPUTE_BINS), display brings graphics' libraries.
+ */
+static const struct {
+	const char *tag;
+	unsigned lib, bin;
+} tag_table[] = {
+	{ "utility", U, U },	      { "compute", C | V, C }, { "video", V, V },
+	{ "graphics", G | D, G | D }, { "display", D, D },     { "ngx", N, N },
+};
+
+/* Nodes libnvidia-container ties to a capability by their numbers (nvc_mount.c). */
 static const struct {
 	const char *path, *tag;
 } node_defaults[] = {
@@ -112,16 +116,6 @@ char *driver_caps_name(unsigned caps, char buf[static DRIVER_CAPS_NAME_MAX])
 	return buf;
 }
 
-static unsigned groups_of(unsigned caps)
-{
-	unsigned g = 0;
-
-	for (size_t i = 0; i < ELEMENTSOF(caps_table); i++)
-		if (caps & caps_table[i].cap)
-			g |= caps_table[i].groups;
-	return g;
-}
-
 /* A file mounted among the binaries: its directory is bin or sbin. */
 static bool in_bin_dir(const char *path)
 {
@@ -136,46 +130,29 @@ static bool in_bin_dir(const char *path)
 	return (len == 3 && !memcmp(start, "bin", 3)) || (len == 4 && !memcmp(start, "sbin", 4));
 }
 
-/* The groups of a tag's file: a library (or node, socket, config) and, under bin/, a binary. */
-static const struct {
-	const char *tag;
-	unsigned lib, bin;
-} tag_table[] = {
-	{ "utility", G_UTILITY_LIBS, G_UTILITY_BINS },
-	{ "compute", G_COMPUTE_LIBS, G_COMPUTE_BINS },
-	{ "video", G_VIDEO_LIBS, G_VIDEO_LIBS },
-	{ "graphics", G_GRAPHICS_LIBS, G_GRAPHICS_LIBS },
-	{ "display", G_DISPLAY, G_DISPLAY },
-	{ "ngx", G_NGX_LIBS, G_NGX_LIBS },
-};
-
-/* The groups a tag's file needs, all of them; 0 for a tag we do not know. */
-static unsigned tag_groups(const char *tag, const char *path)
+/* Whether caps bring a file of this tag; an unknown tag goes with every selection. */
+static bool tag_kept(unsigned caps, const char *tag, const char *path)
 {
 	size_t len = strcspn(tag, "/");
+	bool bits32 = tag[len] != '\0';
 
-	if (tag[len] && strcmp(tag + len, "/32") != 0)
-		return 0;
+	if (bits32 && strcmp(tag + len, "/32") != 0)
+		return true;
 	for (size_t i = 0; i < ELEMENTSOF(tag_table); i++)
 		if (strlen(tag_table[i].tag) == len && !memcmp(tag, tag_table[i].tag, len))
-			return (in_bin_dir(path) ? tag_table[i].bin : tag_table[i].lib) |
-			       (tag[len] ? G_COMPAT32 : 0);
-	return 0;
+			return (caps & (in_bin_dir(path) ? tag_table[i].bin : tag_table[i].lib)) &&
+			       (!bits32 || (caps & DRIVER_CAP_COMPAT32));
+	return true;
 }
 
 bool driver_caps_keep(unsigned caps, const char *tag, const char *path)
 {
-	unsigned need;
-
 	if (!path)
 		path = "";
 	for (size_t i = 0; !tag && i < ELEMENTSOF(node_defaults); i++)
 		if (!strcmp(path, node_defaults[i].path))
 			tag = node_defaults[i].tag;
-	if (!tag)
-		return true;
-	need = tag_groups(tag, path);
-	return !need || (groups_of(caps) & need) == need;
+	return !tag || tag_kept(caps, tag, path);
 }
 
 /* A copy of the array field of edits keeping the entries whose key path is kept. */

@@ -20,48 +20,54 @@
 #include "load.h"
 #include "strv.h"
 
-#define U DRIVER_CAP_UTILITY
-#define C DRIVER_CAP_COMPUTE
-#define V DRIVER_CAP_VIDEO
-#define G DRIVER_CAP_GRAPHICS
-#define D DRIVER_CAP_DISPLAY
-#define N DRIVER_CAP_NGX
-#define C32 DRIVER_CAP_COMPAT32
+/* The set a valid value names. */
+static unsigned caps_of(const char *value)
+{
+	unsigned caps;
+
+	cr_assert_eq(driver_caps_parse(value, &caps, NULL), 0, "%s", value);
+	return caps;
+}
 
 Test(caps, parse)
 {
 	static const struct {
 		const char *value;
 		int ret;
-		unsigned caps;
+		const char *caps; /* as driver_caps_name() writes it */
 	} rows[] = {
-		{ NULL, 0, U | C },
-		{ "", 0, U | C },
-		{ "all", 0, DRIVER_CAPS_ALL },
-		{ "compute,utility", 0, C | U },
-		{ " compute , video ", 0, C | V },
-		{ "graphics,display,ngx,compat32", 0, G | D | N | C32 },
-		{ "compat32", 0, C32 },
-		{ " , ", 0, 0 },
-		{ "compute,,utility,", 0, C | U },
-		{ "graphics,all,bogus", 0, DRIVER_CAPS_ALL },
-		{ "bogus", -EINVAL, 0 },
-		{ "Compute", -EINVAL, 0 },
-		{ "none", -EINVAL, 0 },
-		{ "compute;utility", -EINVAL, 0 },
+		{ NULL, 0, "compute,utility" },
+		{ "", 0, "compute,utility" },
+		{ "all", 0, "all" },
+		{ "utility,compute", 0, "compute,utility" },
+		{ " compute , video ", 0, "compute,video" },
+		{ "graphics,display,ngx,compat32", 0, "compat32,display,graphics,ngx" },
+		{ "compat32", 0, "compat32" },
+		{ " , ", 0, "" },
+		{ "compute,,utility,", 0, "compute,utility" },
+		{ "video,compute,compat32,utility,ngx,display,graphics", 0, "all" },
+		{ "graphics,all,bogus", 0, "all" },
+		{ "bogus", -EINVAL, NULL },
+		{ "Compute", -EINVAL, NULL },
+		{ "none", -EINVAL, NULL },
+		{ "compute;utility", -EINVAL, NULL },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		struct cdi_error err = { 0 };
+		char name[DRIVER_CAPS_NAME_MAX];
 		unsigned caps = 12345;
 		int r = driver_caps_parse(rows[i].value, &caps, &err);
 
 		cr_expect_eq(r, rows[i].ret, "\"%s\": %d %s", rows[i].value, r,
 			     cdi_error_message(&err));
 		if (r == 0)
-			cr_expect_eq(caps, rows[i].caps, "\"%s\": %#x", rows[i].value, caps);
+			cr_expect_str_eq(driver_caps_name(caps, name), rows[i].caps, "\"%s\"",
+					 rows[i].value);
 		cdi_error_reset(&err);
 	}
+	cr_assert_eq(caps_of(NULL), DRIVER_CAPS_DEFAULT);
+	cr_assert_eq(caps_of("all"), DRIVER_CAPS_ALL);
 }
 
 Test(caps, unknown_is_named)
@@ -76,60 +82,49 @@ Test(caps, unknown_is_named)
 	cdi_error_reset(&err);
 }
 
-Test(caps, name)
-{
-	char buf[DRIVER_CAPS_NAME_MAX];
-
-	cr_assert_str_eq(driver_caps_name(U | C, buf), "compute,utility");
-	cr_assert_str_eq(driver_caps_name(DRIVER_CAPS_ALL, buf), "all");
-	cr_assert_str_eq(driver_caps_name(0, buf), "");
-	cr_assert_str_eq(driver_caps_name(DRIVER_CAPS_ALL & ~C32, buf),
-			 "compute,display,graphics,ngx,utility,video");
-}
-
 Test(caps, keep_rules)
 {
 	static const struct {
-		unsigned caps;
-		const char *tag, *path;
+		const char *caps, *tag, *path;
 		bool keep;
 	} rows[] = {
 		/* video brings compute's libraries, not its binaries */
-		{ V, "compute", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", true },
-		{ V, "compute", "/usr/bin/nvidia-cuda-mps-control", false },
-		{ C, "compute", "/usr/bin/nvidia-cuda-mps-control", true },
-		{ V, "compute", "/tmp/nvidia-mps", true },
-		{ C, "video", "/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1", false },
+		{ "video", "compute", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", true },
+		{ "video", "compute", "/usr/bin/nvidia-cuda-mps-control", false },
+		{ "compute", "compute", "/usr/bin/nvidia-cuda-mps-control", true },
+		{ "video", "compute", "/tmp/nvidia-mps", true },
+		{ "compute", "video", "/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1", false },
 		/* display brings graphics, not the other way round */
-		{ D, "graphics", "/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0", true },
-		{ G, "display", "/dev/nvidia-modeset", false },
-		{ D, "display", "/dev/nvidia-modeset", true },
+		{ "display", "graphics", "/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0", true },
+		{ "graphics", "display", "/dev/nvidia-modeset", false },
+		{ "display", "display", "/dev/nvidia-modeset", true },
 		/* compat32 adds the 32-bit copies of what is asked for, nothing else */
-		{ C | C32, "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", true },
-		{ C, "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", false },
-		{ C32, "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", false },
-		{ V | C32, "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", true },
-		{ C32, "compute", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", false },
+		{ "compute,compat32", "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", true },
+		{ "compute", "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", false },
+		{ "compat32", "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", false },
+		{ "video,compat32", "compute/32", "/usr/lib/i386-linux-gnu/libcuda.so.1", true },
+		{ "compat32", "compute", "/usr/lib/x86_64-linux-gnu/libcuda.so.1", false },
 		/* the nodes libnvidia-container ties to capabilities, when the facts say nothing */
-		{ U, NULL, "/dev/nvidia-uvm", false },
-		{ V, NULL, "/dev/nvidia-uvm-tools", true },
-		{ DRIVER_CAPS_ALL & ~D, NULL, "/dev/nvidia-modeset", false },
-		{ D, "display", "/dev/nvidia-modeset", true },
-		{ U, "utility", "/dev/nvidia-uvm", true },
+		{ "utility", NULL, "/dev/nvidia-uvm", false },
+		{ "video", NULL, "/dev/nvidia-uvm-tools", true },
+		{ "compute,compat32,graphics,ngx,utility,video", NULL, "/dev/nvidia-modeset",
+		  false },
+		{ "display", "display", "/dev/nvidia-modeset", true },
+		{ "utility", "utility", "/dev/nvidia-uvm", true },
 		/* unrecorded or unknown: with every selection */
-		{ 0, NULL, "/lib/firmware/nvidia/550.54.15/gsp_ga10x.bin", true },
-		{ 0, NULL, "/dev/nvidiactl", true },
-		{ 0, "bogus", "/usr/lib/x86_64-linux-gnu/libnew.so.1", true },
-		{ 0, "compute/64", "/usr/lib/x86_64-linux-gnu/libnew.so.1", true },
-		{ 0, "", "/x", true },
-		{ U, "utility", "/usr/sbin/nvidia-x", true },
-		{ N, "ngx", "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so.1", true },
-		{ U | C, "ngx", "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so.1", false },
+		{ " , ", NULL, "/lib/firmware/nvidia/550.54.15/gsp_ga10x.bin", true },
+		{ " , ", NULL, "/dev/nvidiactl", true },
+		{ " , ", "bogus", "/usr/lib/x86_64-linux-gnu/libnew.so.1", true },
+		{ " , ", "compute/64", "/usr/lib/x86_64-linux-gnu/libnew.so.1", true },
+		{ " , ", "", "/x", true },
+		{ "utility", "utility", "/usr/sbin/nvidia-x", true },
+		{ "ngx", "ngx", "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so.1", true },
+		{ "utility,compute", "ngx", "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so.1", false },
 	};
 
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
-		cr_expect_eq(driver_caps_keep(rows[i].caps, rows[i].tag, rows[i].path),
-			     rows[i].keep, "row %zu: %#x %s %s", i, rows[i].caps, rows[i].tag,
+		cr_expect_eq(driver_caps_keep(caps_of(rows[i].caps), rows[i].tag, rows[i].path),
+			     rows[i].keep, "row %zu: %s %s %s", i, rows[i].caps, rows[i].tag,
 			     rows[i].path);
 }
 
@@ -396,7 +391,7 @@ Test(dgx, nodes_without_tags)
 	size_t i;
 
 	/* facts that record no node: libnvidia-container's rules for uvm and modeset hold */
-	cr_assert_eq(driver_caps_filter_edits(dgx_edits, tags, U, &kept, &err), 0);
+	cr_assert_eq(driver_caps_filter_edits(dgx_edits, tags, caps_of("utility"), &kept, &err), 0);
 	json_array_foreach (json_object_get(kept, "deviceNodes"), i, node)
 		json_array_append(paths, json_object_get(node, "path"));
 	assert_json_eq(paths, want);

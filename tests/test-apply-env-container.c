@@ -18,15 +18,23 @@
 #include "lib/testlib.h"
 
 /* An OCI config whose process.env is the NULL-terminated list. */
-static json_t *config_with(const char *first, ...)
+static json_t *config_withv(const char *first, va_list ap)
 {
 	json_t *oci = json_pack("{s{s[]}}", "process", "env");
 	json_t *env = json_object_get(json_object_get(oci, "process"), "env");
-	va_list ap;
 
-	va_start(ap, first);
 	for (const char *s = first; s; s = va_arg(ap, const char *))
 		json_array_append_new(env, json_string(s));
+	return oci;
+}
+
+static json_t *config_with(const char *first, ...)
+{
+	va_list ap;
+	json_t *oci;
+
+	va_start(ap, first);
+	oci = config_withv(first, ap);
 	va_end(ap);
 	return oci;
 }
@@ -74,14 +82,12 @@ Test(env, no_process)
 
 static void check_legacy(bool want, const char *first, ...)
 {
-	_cleanup_json_ json_t *oci = json_pack("{s{s[]}}", "process", "env");
+	_cleanup_json_ json_t *oci = NULL;
 	struct container_env env;
 	va_list ap;
 
 	va_start(ap, first);
-	for (const char *s = first; s; s = va_arg(ap, const char *))
-		json_array_append_new(json_object_get(json_object_get(oci, "process"), "env"),
-				      json_string(s));
+	oci = config_withv(first, ap);
 	va_end(ap);
 	read_env(oci, &env);
 	cr_assert_eq(container_env_legacy(&env), want, "%s...", first);
@@ -143,33 +149,38 @@ Test(env, legacy_visible_devices)
 
 Test(env, legacy_driver_capabilities)
 {
-	_cleanup_json_ json_t *unset = config_with("CUDA_VERSION=10.2.89", NULL);
-	_cleanup_json_ json_t *empty =
-		config_with("CUDA_VERSION=10.2.89", "NVIDIA_DRIVER_CAPABILITIES=", NULL);
-	_cleanup_json_ json_t *modern =
-		config_with("CUDA_VERSION=12.4.1", "NVIDIA_REQUIRE_CUDA=cuda>=12.4", NULL);
-	_cleanup_json_ json_t *bad = config_with("NVIDIA_DRIVER_CAPABILITIES=compute,gaming", NULL);
-	struct container_env env;
-	struct cdi_error err = { 0 };
-	unsigned caps;
+	static const struct {
+		const char *env[3];
+		int ret;
+		unsigned caps;
+	} rows[] = {
+		{ { "CUDA_VERSION=10.2.89" }, 0, DRIVER_CAPS_ALL },
+		{ { "CUDA_VERSION=10.2.89", "NVIDIA_DRIVER_CAPABILITIES=" },
+		  0,
+		  DRIVER_CAPS_DEFAULT },
+		{ { "CUDA_VERSION=10.2.89", "NVIDIA_DRIVER_CAPABILITIES=video" },
+		  0,
+		  DRIVER_CAP_VIDEO },
+		{ { "CUDA_VERSION=12.4.1", "NVIDIA_REQUIRE_CUDA=cuda>=12.4" },
+		  0,
+		  DRIVER_CAPS_DEFAULT },
+		{ { "NVIDIA_DRIVER_CAPABILITIES=compute,gaming" }, -EINVAL, 0 },
+	};
 
-	read_env(unset, &env);
-	cr_assert_eq(container_env_driver_caps(&env, &caps, &err), 0);
-	cr_assert_eq(caps, DRIVER_CAPS_ALL);
-	container_env_done(&env);
-	read_env(empty, &env);
-	cr_assert_eq(container_env_driver_caps(&env, &caps, &err), 0);
-	cr_assert_eq(caps, DRIVER_CAPS_DEFAULT);
-	container_env_done(&env);
-	read_env(modern, &env);
-	cr_assert_eq(container_env_driver_caps(&env, &caps, &err), 0);
-	cr_assert_eq(caps, DRIVER_CAPS_DEFAULT);
-	container_env_done(&env);
-	read_env(bad, &env);
-	cr_assert_eq(container_env_driver_caps(&env, &caps, &err), -EINVAL);
-	cr_assert(strstr(cdi_error_message(&err), "\"gaming\""));
-	cdi_error_reset(&err);
-	container_env_done(&env);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		_cleanup_json_ json_t *oci = config_with(rows[i].env[0], rows[i].env[1], NULL);
+		struct container_env env;
+		struct cdi_error err = { 0 };
+		unsigned caps = 0;
+
+		read_env(oci, &env);
+		cr_assert_eq(container_env_driver_caps(&env, &caps, &err), rows[i].ret, "row %zu",
+			     i);
+		cr_assert_eq(caps, rows[i].caps, "row %zu: %#x", i, caps);
+		cr_assert_eq(err.n_problems, rows[i].ret ? 1 : 0);
+		cdi_error_reset(&err);
+		container_env_done(&env);
+	}
 }
 
 /* The requirements of oci as "NAME:expr" strings, NULL-terminated want; or the error. */
