@@ -14,6 +14,7 @@
 #include "container_env.h"
 #include "driver_caps.h"
 #include "problem.h"
+#include "strmap.h"
 #include "visible_devices.h"
 
 #define REQUIRE_PREFIX "NVIDIA_REQUIRE_"
@@ -43,18 +44,25 @@ static int own(struct container_env *env, char *s)
 	return 0;
 }
 
+/* What reading process.env keeps besides the result. */
+struct env_reader {
+	struct cdi_strmap names; /* requirement name -> index in reqs */
+	size_t reqs_cap;
+};
+
 /* Record NVIDIA_REQUIRE_<x>=value: a name seen before keeps its place and takes the value. */
-static int add_requirement(struct container_env *env, const char *name, size_t name_len,
-			   const char *value, size_t *cap)
+static int add_requirement(struct container_env *env, struct env_reader *rd, const char *name,
+			   size_t name_len, const char *value)
 {
-	for (size_t i = 0; i < env->n_reqs; i++)
-		if (strlen(env->reqs[i].name) == name_len &&
-		    !memcmp(env->reqs[i].name, name, name_len)) {
-			env->reqs[i].expr = value;
-			return 0;
-		}
-	if (ARRAY_RESERVE(env->reqs, *cap, env->n_reqs + 1) < 0 ||
-	    own(env, strndup(name, name_len)) < 0)
+	size_t *seen = cdi_strmap_get(&rd->names, name, name_len);
+
+	if (seen) {
+		env->reqs[*seen].expr = value;
+		return 0;
+	}
+	if (ARRAY_RESERVE(env->reqs, rd->reqs_cap, env->n_reqs + 1) < 0 ||
+	    own(env, strndup(name, name_len)) < 0 ||
+	    cdi_strmap_put(&rd->names, name, name_len, env->n_reqs) < 0)
 		return -ENOMEM;
 	env->reqs[env->n_reqs++] = (struct requirement){ env->owned[env->n_owned - 1], value };
 	return 0;
@@ -165,7 +173,7 @@ static int add_legacy_requirement(struct container_env *env)
 }
 
 /* One "NAME=value" of process.env. */
-static int read_assignment(struct container_env *env, const char *s, size_t *reqs_cap)
+static int read_assignment(struct container_env *env, struct env_reader *rd, const char *s)
 {
 	const char *eq = strchr(s, '=');
 	size_t len;
@@ -178,7 +186,7 @@ static int read_assignment(struct container_env *env, const char *s, size_t *req
 			*(const char **)((char *)env + scalar_vars[i].offset) = eq + 1;
 	if (len >= strlen(REQUIRE_PREFIX) && !strncmp(s, REQUIRE_PREFIX, strlen(REQUIRE_PREFIX)) &&
 	    strncmp(s, REQUIRE_JETPACK_PREFIX, strlen(REQUIRE_JETPACK_PREFIX)) != 0)
-		return add_requirement(env, s, len, eq + 1, reqs_cap);
+		return add_requirement(env, rd, s, len, eq + 1);
 	return 0;
 }
 
@@ -186,22 +194,25 @@ int container_env_read(const json_t *oci, struct container_env *ret, struct cdi_
 {
 	const json_t *env_list = json_object_get(json_object_get(oci, "process"), "env"), *v;
 	struct container_env env = { 0 };
-	size_t i, reqs_cap = 0;
+	struct env_reader rd = { 0 };
+	size_t i;
 
 	json_array_foreach (env_list, i, v) {
 		const char *s = json_string_value(v);
 
-		if (s && read_assignment(&env, s, &reqs_cap) < 0)
+		if (s && read_assignment(&env, &rd, s) < 0)
 			goto oom;
 	}
 	/* Room for the legacy requirement even when no NVIDIA_REQUIRE_* was set. */
-	if (ARRAY_RESERVE(env.reqs, reqs_cap, env.n_reqs + 1) < 0)
+	if (ARRAY_RESERVE(env.reqs, rd.reqs_cap, env.n_reqs + 1) < 0)
 		goto oom;
 	if (container_env_legacy(&env) && add_legacy_requirement(&env) < 0)
 		goto oom;
+	cdi_strmap_free(&rd.names);
 	*ret = env;
 	return 0;
 oom:
+	cdi_strmap_free(&rd.names);
 	container_env_done(&env);
 	return cdi_fail(err, -ENOMEM, "out of memory");
 }

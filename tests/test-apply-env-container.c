@@ -330,3 +330,23 @@ Test(env, legacy_requirement_checked)
 	cdi_error_reset(&err);
 	container_env_done(&env);
 }
+
+Test(env, many_variables)
+{
+	_cleanup_json_ json_t *oci = config_with(NULL, NULL);
+	json_t *list = json_object_get(json_object_get(oci, "process"), "env");
+	const struct requirement *reqs;
+	struct container_env env;
+	size_t n;
+
+	/* a config is at most 64 MiB: even so many names are read in linear time */
+	for (int i = 0; i < 40000; i++)
+		json_array_append_new(list,
+				      json_sprintf("NVIDIA_REQUIRE_%d=driver>=%d", i % 20000, i));
+	read_env(oci, &env);
+	cr_assert_eq(container_env_requirements(&env, &reqs, &n, NULL), 0);
+	cr_assert_eq(n, 20000);
+	cr_assert_str_eq(reqs[7].name, "NVIDIA_REQUIRE_7");
+	cr_assert_str_eq(reqs[7].expr, "driver>=20007");
+	container_env_done(&env);
+}
