@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "../generate/ldcache.h"
+#include "ldcache.h"
 
 static char tmp[] = "/tmp/cdikit-ldcache.XXXXXX";
 static bool have_tmp;
