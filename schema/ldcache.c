@@ -19,7 +19,6 @@
  * one runs). Every offset is checked against the file before it is followed,
  * so a truncated or hostile cache is an error rather than a wild read.
  */
-#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -27,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "ldcache.h"
 #include "macro.h"
 #include "problem.h"
@@ -74,22 +74,15 @@ static uint64_t rd64(const char *p)
 
 int ldcache_flags_for_elf(unsigned char elf_class, uint16_t machine, int needs_libc6)
 {
-	/* Only this machine's architecture: the cache is for this machine's loader. */
-#if defined(__x86_64__)
-	if (machine == EM_X86_64)
-		return elf_class == ELFCLASS64 ? LDCACHE_ARCH_X86_64 | LDCACHE_FLAG_LIBC6
-					       : LDCACHE_ARCH_X32 | LDCACHE_FLAG_LIBC6;
-	if (machine == EM_386 && elf_class == ELFCLASS32)
-		return needs_libc6 ? LDCACHE_FLAG_LIBC6 : LDCACHE_FLAG_ELF;
-#elif defined(__aarch64__)
-	if (machine == EM_AARCH64 && elf_class == ELFCLASS64)
-		return LDCACHE_ARCH_AARCH64 | LDCACHE_FLAG_LIBC6;
-#elif defined(__powerpc64__)
-	if (machine == EM_PPC64 && elf_class == ELFCLASS64)
-		return LDCACHE_ARCH_PPC64 | LDCACHE_FLAG_LIBC6;
-#endif
-	(void)needs_libc6;
-	return -1;
+	const struct arch_abi *abi = arch_by_elf(elf_class, machine);
+
+	if (!abi)
+		return -1;
+	/* 64-bit objects are always libc6 to ldconfig; 32-bit ones only when they need libc.so.6
+	 * (readelflib.c), else plain ELF, which the loader accepts as well. */
+	if (abi == &arch_native)
+		return (int)(abi->cache_flags | LDCACHE_FLAG_LIBC6);
+	return (int)(abi->cache_flags | (needs_libc6 ? LDCACHE_FLAG_LIBC6 : LDCACHE_FLAG_ELF));
 }
 
 const char *ldcache_arch_name(unsigned arch)
@@ -359,11 +352,8 @@ int ldcache_parse(const void *data, size_t size, const char *name, struct ldcach
 int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		int r = negative_errno();
 
@@ -371,6 +361,15 @@ int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err)
 			return r; /* a host without a cache is the caller's call */
 		return cdi_fail(err, r, "%s: cannot open: %s", path, strerror(-r));
 	}
+	return ldcache_load_fd(fd, path, ret, err);
+}
+
+int ldcache_load_fd(int fd, const char *path, struct ldcache **ret, struct cdi_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+
 	if (fstat(fd, &st) < 0) {
 		int r = negative_errno();
 

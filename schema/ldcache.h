@@ -59,6 +59,9 @@ int ldcache_parse(const void *data, size_t size, const char *name, struct ldcach
 
 /* Read path (at most LDCACHE_MAX_SIZE bytes) and parse it. -ENOENT when missing. */
 int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err);
+/* The same from an open fd (path names it in messages): a regular file only, never blocking on
+ * one opened with O_NONBLOCK. */
+int ldcache_load_fd(int fd, const char *path, struct ldcache **ret, struct cdi_error *err);
 
 void ldcache_free(struct ldcache *cache);
 
@@ -85,7 +88,7 @@ const char *ldcache_arch_name(unsigned arch);
 /*
  * The flags ldconfig files an ELF shared object under on this machine's glibc
  * (sysdeps/unix/sysv/linux/<arch>/readelflib.c), from its class, machine and
- * whether it needs libc.so.6; -1 for an object this glibc's ldconfig refuses.
+ * whether it needs libc.so.6; -1 for an ABI the arch table does not know (x32).
  */
 int ldcache_flags_for_elf(unsigned char elf_class, uint16_t machine, int needs_libc6);
 

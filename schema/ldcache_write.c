@@ -14,6 +14,7 @@
 #include "ldcache.h"
 #include "macro.h"
 #include "problem.h"
+#include "strv.h"
 
 #define MAGIC "glibc-ld.so.cache1.1"
 #define HEADER_SIZE 48
@@ -104,11 +105,6 @@ static void wr64(char *p, uint64_t v)
 	memcpy(p, &v, sizeof(v));
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 /* The distinct glibc-hwcaps names of the entries, sorted (their index is their position). */
 static int collect_hwcaps(const struct ldcache_entry *entries, size_t n, const char ***ret,
 			  size_t *ret_n, struct cdi_error *err)
@@ -133,7 +129,7 @@ static int collect_hwcaps(const struct ldcache_entry *entries, size_t n, const c
 	if (k > 1) {
 		size_t u = 1;
 
-		qsort(names, k, sizeof(*names), cmp_str);
+		qsort(names, k, sizeof(*names), strv_cmp);
 		for (size_t i = 1; i < k; i++)
 			if (strcmp(names[i], names[u - 1]) != 0)
 				names[u++] = names[i];
@@ -146,7 +142,7 @@ static int collect_hwcaps(const struct ldcache_entry *entries, size_t n, const c
 
 static uint32_t hwcaps_index(const char *const *names, size_t n, const char *name)
 {
-	const char *const *hit = bsearch(&name, names, n, sizeof(*names), cmp_str);
+	const char *const *hit = bsearch(&name, names, n, sizeof(*names), strv_cmp);
 
 	return (uint32_t)(hit - names);
 }
