@@ -73,7 +73,6 @@ static int build_cache(int root_fd, const struct injected_libs *libs, char **ret
 	for (size_t i = 0; r >= 0 && i < libs->n; i++)
 		r = ldcache_merge_add(&m,
 				      &(struct ldcache_entry){ .flags = libs->v[i].flags,
-							       .osversion = libs->v[i].osversion,
 							       .key = libs->v[i].soname,
 							       .value = libs->v[i].path },
 				      LDCACHE_RANK_DRIVER);

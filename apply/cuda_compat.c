@@ -64,7 +64,6 @@ static int add_lib(int root_fd, int dir_fd, const char *name, struct ldcache_mer
 	}
 	return ldcache_merge_add(m,
 				 &(struct ldcache_entry){ .flags = id.flags,
-							  .osversion = id.osversion,
 							  .key = soname ? soname : name,
 							  .value = value },
 				 LDCACHE_RANK_COMPAT);

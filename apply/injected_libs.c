@@ -28,6 +28,7 @@ struct lib_file {
 /* One mount of a library, a candidate for the cache. */
 struct candidate {
 	const struct lib_file *file;
+	const char *source;
 	const char *dest;
 	bool named; /* the mount's file name is the soname */
 	bool home;  /* the mount's directory is where the file lives on the host */
@@ -97,7 +98,7 @@ int lib_ident(int fd, const char *name, struct lib_ident *ret)
 	int flags, r = 0;
 
 	/* Not an ELF file, or a broken one: not a library for the cache, as ldconfig skips it. */
-	if (elf_read_fd(fd, name, ELF_READ_NEEDED | ELF_READ_ABI_TAG, &info, &ignored) < 0) {
+	if (elf_read_fd(fd, name, ELF_READ_NEEDED, &info, &ignored) < 0) {
 		cdi_error_reset(&ignored);
 		return 0;
 	}
@@ -105,7 +106,7 @@ int lib_ident(int fd, const char *name, struct lib_ident *ret)
 		libc6 = libc6 || strcmp(info.needed[i], "libc.so.6") == 0;
 	flags = ldcache_flags_for_elf(info.elf_class, info.machine, libc6);
 	if (info.type == ET_DYN && info.has_dynamic && flags >= 0) {
-		*ret = (struct lib_ident){ .flags = flags, .osversion = info.osversion };
+		*ret = (struct lib_ident){ .flags = flags };
 		ret->soname = TAKE_PTR(info.soname);
 		r = 1;
 	}
@@ -164,8 +165,7 @@ static int add_chosen(struct injected_libs *libs, const struct candidate *c)
 	if (ARRAY_RESERVE(libs->v, libs->cap, libs->n + 1) < 0)
 		return -ENOMEM;
 	l = &libs->v[libs->n];
-	*l = (struct injected_lib){ .flags = c->file->id.flags,
-				    .osversion = c->file->id.osversion };
+	*l = (struct injected_lib){ .flags = c->file->id.flags };
 	l->soname = strdup(soname_of(c));
 	l->path = strdup(c->dest);
 	libs->n++;
@@ -236,7 +236,13 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 		if (!dest || !source || dest[0] != '/' || source[0] != '/' ||
 		    !is_lib_name(base_name(dest)) || !is_bind(mount))
 			continue;
-		f = lib_file_of(&files, &n_files, &cap_files, source, &r);
+		/* A library is mounted at up to five names: open each source once. */
+		f = NULL;
+		for (size_t k = n_cands; k-- > 0 && !f;)
+			if (strcmp(cands[k].source, source) == 0)
+				f = cands[k].file;
+		if (!f)
+			f = lib_file_of(&files, &n_files, &cap_files, source, &r);
 		if (r < 0)
 			goto out;
 		if (!f)
@@ -251,6 +257,7 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 		}
 		cands[n_cands++] = (struct candidate){
 			.file = f,
+			.source = source,
 			.dest = dest,
 			.named = !f->id.soname || strcmp(base_name(dest), f->id.soname) == 0,
 			.home = same_dir(dest, source),

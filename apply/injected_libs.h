@@ -19,7 +19,6 @@ struct injected_lib {
 	char *soname; /* DT_SONAME, or the file name where the library has none (as ldconfig) */
 	char *path;   /* the container path the cache points to */
 	int32_t flags;
-	uint32_t osversion;
 };
 
 struct injected_libs {
@@ -41,11 +40,11 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 
 void injected_libs_clear(struct injected_libs *libs);
 
-/* What a linker cache records of a library file. */
+/* What a linker cache records of a library file. No osversion: glibc >= 2.36's ldconfig
+ * writes 0 (it no longer reads the ABI note), and older loaders accept 0. */
 struct lib_ident {
 	char *soname; /* DT_SONAME, NULL when the library has none */
 	int32_t flags;
-	uint32_t osversion;
 };
 
 /* Read the library open at fd (name for messages): 1 and *ret filled (ret->soname is the

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A minimal ELF reader: class, machine, DT_SONAME, DT_NEEDED and the ABI tag. The file is
+ * A minimal ELF reader: class, machine, DT_SONAME and DT_NEEDED. The file is
  * read with pread, a piece at a time, so a 100 MiB driver library costs a few
  * kilobytes of reads; every offset and size from the file is checked against
  * the file's size (and against the caps in elf.h) before it is used.
@@ -92,14 +92,9 @@ struct load_seg {
 	uint64_t vaddr, offset, filesz;
 };
 
-/* A PT_NOTE segment, for the ABI tag. */
-struct note_seg {
-	uint64_t offset, filesz, align;
-};
-
 /* One program header, whatever the class and byte order. */
 static void phdr_get(const struct reader *r, const char *p, uint32_t *type, uint64_t *offset,
-		     uint64_t *vaddr, uint64_t *filesz, uint64_t *align)
+		     uint64_t *vaddr, uint64_t *filesz)
 {
 	if (r->is64) {
 		Elf64_Phdr ph;
@@ -109,7 +104,6 @@ static void phdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u64(r, ph.p_offset);
 		*vaddr = u64(r, ph.p_vaddr);
 		*filesz = u64(r, ph.p_filesz);
-		*align = u64(r, ph.p_align);
 	} else {
 		Elf32_Phdr ph;
 
@@ -118,7 +112,6 @@ static void phdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u32(r, ph.p_offset);
 		*vaddr = u32(r, ph.p_vaddr);
 		*filesz = u32(r, ph.p_filesz);
-		*align = u32(r, ph.p_align);
 	}
 }
 
@@ -173,54 +166,15 @@ static int read_table(const struct reader *r, uint64_t off, uint16_t n, uint16_t
 	return 0;
 }
 
-/*
- * The ABI tag the way ldconfig reads it (glibc elf/readelflib.c): the first PT_NOTE segment of at
- * least 32 bytes holding a "GNU" note of type NT_GNU_ABI_TAG gives os << 24 | major << 16 |
- * minor << 8 | patch. 0 when there is none; a note that runs out of its segment is no tag.
- */
-static int read_abi_tag(const struct reader *r, const struct note_seg *n, uint32_t *ret)
-{
-	char buf[ELF_MAX_NOTE];
-	uint64_t align = n->align < 4 ? 4 : n->align;
-	size_t size, pos = 0;
-	int e;
-
-	if (n->filesz < 32 || (align != 4 && align != 8))
-		return 0;
-	size = n->filesz < sizeof(buf) ? (size_t)n->filesz : sizeof(buf);
-	e = read_at(r, n->offset, size, buf, "note segment");
-	if (e < 0)
-		return e;
-	while (size - pos >= 32) {
-		uint32_t w[8];
-		uint64_t next;
-
-		memcpy(w, buf + pos, sizeof(w));
-		for (size_t i = 0; i < 8; i++)
-			w[i] = u32(r, w[i]);
-		if (w[0] == 4 && w[1] == 16 && w[2] == NT_GNU_ABI_TAG &&
-		    memcmp(buf + pos + 12, "GNU", 4) == 0) {
-			*ret = w[4] << 24 | (w[5] & 0xff) << 16 | (w[6] & 0xff) << 8 | (w[7] & 0xff);
-			return 1;
-		}
-		next = 12 + (((uint64_t)w[0] + align - 1) & ~(align - 1)) +
-		       (((uint64_t)w[1] + align - 1) & ~(align - 1));
-		if (next > size - pos)
-			break;
-		pos += (size_t)next;
-	}
-	return 0;
-}
-
 /* PT_DYNAMIC: 1 and *loc filled when found, 0 when the file has none. */
 static int locate_by_segments(const struct reader *r, uint64_t phoff, uint16_t phnum,
 			      uint16_t phentsize, struct dyn_loc *loc, struct load_seg **ret_loads,
-			      size_t *ret_n_loads, uint32_t *ret_osversion)
+			      size_t *ret_n_loads)
 {
 	_cleanup_free_ char *tab = NULL;
 	_cleanup_free_ struct load_seg *loads = NULL;
 	size_t n_loads = 0;
-	bool found = false, tagged = ret_osversion == NULL;
+	bool found = false;
 	int e;
 
 	if (phnum == 0)
@@ -234,15 +188,10 @@ static int locate_by_segments(const struct reader *r, uint64_t phoff, uint16_t p
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
 	for (uint16_t i = 0; i < phnum; i++) {
 		uint32_t type;
-		uint64_t offset, vaddr, filesz, align;
+		uint64_t offset, vaddr, filesz;
 
-		phdr_get(r, tab + (size_t)i * phentsize, &type, &offset, &vaddr, &filesz, &align);
-		if (type == PT_NOTE && !tagged) {
-			e = read_abi_tag(r, &(struct note_seg){offset, filesz, align}, ret_osversion);
-			if (e < 0)
-				return e;
-			tagged = e > 0;
-		} else if (type == PT_LOAD)
+		phdr_get(r, tab + (size_t)i * phentsize, &type, &offset, &vaddr, &filesz);
+		if (type == PT_LOAD)
 			loads[n_loads++] = (struct load_seg){vaddr, offset, filesz};
 		else if (type == PT_DYNAMIC && !found) {
 			loc->dyn_off = offset;
@@ -557,8 +506,7 @@ int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 		shentsize = u16(&r, eh.e_shentsize);
 	}
 
-	e = locate_by_segments(&r, phoff, phnum, phentsize, &loc, &loads, &n_loads,
-			       flags & ELF_READ_ABI_TAG ? &info.osversion : NULL);
+	e = locate_by_segments(&r, phoff, phnum, phentsize, &loc, &loads, &n_loads);
 	if (e == 1)
 		loc.str_is_addr = true;
 	else if (e == 0)

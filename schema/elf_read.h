@@ -13,7 +13,6 @@
 #define ELF_MAX_DYNAMIC 65536 /* entries of the dynamic section */
 #define ELF_MAX_STRING 4096   /* one soname / needed name */
 #define ELF_MAX_NEEDED 1024
-#define ELF_MAX_NOTE 4096 /* bytes of a note segment searched for the ABI tag */
 
 struct elf_info {
 	unsigned char elf_class; /* ELFCLASS32 or ELFCLASS64 */
@@ -24,12 +23,10 @@ struct elf_info {
 	char *soname;		 /* DT_SONAME, NULL when absent */
 	char **needed;		 /* DT_NEEDED names, in file order */
 	size_t n_needed;
-	uint32_t osversion; /* the NT_GNU_ABI_TAG as ldconfig records it, 0 when absent */
 };
 
-/* flags: DT_NEEDED names and the ABI tag are read only when asked for (each is a read). */
+/* flags: DT_NEEDED names are read only when asked for (each is a read). */
 #define ELF_READ_NEEDED 1u
-#define ELF_READ_ABI_TAG 2u /* osversion, from the PT_NOTE segments */
 
 /*
  * Read the header and the dynamic section (through PT_DYNAMIC and the
