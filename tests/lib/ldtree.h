@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Trees of tiny real shared objects for the linker cache suites, and glibc's view of a cache. */
+#ifndef CDIKIT_TEST_LDTREE_H
+#define CDIKIT_TEST_LDTREE_H
+
+#include <stdbool.h>
+
+/*
+ * Make the shared object root/path (directories created) with DT_SONAME soname (none when
+ * NULL), 64-bit (x86-64) or 32-bit (i386), needing libc.so.6 when libc6. Assembled from a
+ * one-function source; symbol, when given, is exported too (a name to dlsym for).
+ */
+void ldtree_lib(const char *root, const char *path, const char *soname, int bits, bool libc6,
+		const char *symbol);
+
+/* Remove the objects ldtree_lib assembled for this process (call from a suite's fini). */
+void ldtree_cleanup(void);
+
+/* `ldconfig -p -C cache` without its file name and generator line, malloc'ed; the test fails
+ * if ldconfig does. */
+char *ldtree_listing(const char *cache);
+
+/* The lines of a listing after its count line, sorted (a set to compare). malloc'ed. */
+char *ldtree_listing_set(const char *cache);
+
+#endif
