@@ -95,3 +95,34 @@ char *ldtree_listing_set(const char *cache)
 	free(cmd);
 	return out;
 }
+
+void ldtree_driver(const char *host, const char *version)
+{
+	char *p = NULL;
+
+	cr_assert(asprintf(&p, "usr/lib/x86_64-linux-gnu/libcuda.so.%s", version) >= 0);
+	ldtree_lib(host, p, "libcuda.so.1", 64, true, "cdikit_driver_libcuda");
+	free(p);
+	cr_assert(asprintf(&p, "usr/lib/x86_64-linux-gnu/libnvidia-ml.so.%s", version) >= 0);
+	ldtree_lib(host, p, "libnvidia-ml.so.1", 64, true, NULL);
+	free(p);
+	cr_assert(asprintf(&p, "usr/lib/i386-linux-gnu/libcuda.so.%s", version) >= 0);
+	ldtree_lib(host, p, "libcuda.so.1", 32, true, NULL);
+	free(p);
+}
+
+char *ldtree_first(const char *cache, const char *key, const char *kind)
+{
+	char *cmd = NULL, *out;
+	size_t len;
+
+	cr_assert(asprintf(&cmd,
+			   "ldconfig -p -C '%s' | grep -m1 -F \"$(printf '\\t%s (%s)')\" | sed 's/.* => //'",
+			   cache, key, kind) >= 0);
+	out = run(cmd);
+	free(cmd);
+	len = strlen(out);
+	if (len && out[len - 1] == '\n')
+		out[len - 1] = '\0';
+	return out;
+}

@@ -23,4 +23,14 @@ char *ldtree_listing(const char *cache);
 /* The lines of a listing after its count line, sorted (a set to compare). malloc'ed. */
 char *ldtree_listing_set(const char *cache);
 
+/*
+ * A host driver of this version under host: x86-64 libcuda (exporting cdikit_driver_libcuda)
+ * and libnvidia-ml in usr/lib/x86_64-linux-gnu, an i386 libcuda in usr/lib/i386-linux-gnu,
+ * each named libX.so.<version> with its soname.
+ */
+void ldtree_driver(const char *host, const char *version);
+
+/* The path of the first entry of key with ldconfig -p's kind ("libc6,x86-64"), "" if none. */
+char *ldtree_first(const char *cache, const char *key, const char *kind);
+
 #endif
