@@ -126,3 +126,30 @@ char *ldtree_first(const char *cache, const char *key, const char *kind)
 		out[len - 1] = '\0';
 	return out;
 }
+
+json_t *ldtree_config(const char *host, const char *version)
+{
+	json_t *c = json_pack("{s:{s:s}, s:{s:[s]}, s:[]}", "root", "path", "rootfs", "process",
+			      "env", "PATH=/usr/bin", "mounts");
+	const char *const libs[][2] = {
+		{ "x86_64-linux-gnu", "libcuda.so.1" },
+		{ "x86_64-linux-gnu", "libnvidia-ml.so.1" },
+		{ "i386-linux-gnu", "libcuda.so.1" },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(libs); i++) {
+		char *src, *dst;
+		size_t stem = strlen(libs[i][1]) - 2; /* "libX.so" of "libX.so.1" */
+
+		cr_assert(asprintf(&src, "%s/usr/lib/%s/%.*s.%s", host, libs[i][0], (int)stem,
+				   libs[i][1], version) >= 0);
+		cr_assert(asprintf(&dst, "/usr/lib/%s/%s", libs[i][0], libs[i][1]) >= 0);
+		json_array_append_new(json_object_get(c, "mounts"),
+				      json_pack("{s:s, s:s, s:[s, s, s, s]}", "destination", dst,
+						"source", src, "options", "ro", "nosuid", "nodev",
+						"rbind"));
+		free(src);
+		free(dst);
+	}
+	return c;
+}

@@ -3,6 +3,7 @@
 #ifndef CDIKIT_TEST_LDTREE_H
 #define CDIKIT_TEST_LDTREE_H
 
+#include <jansson.h>
 #include <stdbool.h>
 
 /*
@@ -29,6 +30,10 @@ char *ldtree_listing_set(const char *cache);
  * each named libX.so.<version> with its soname.
  */
 void ldtree_driver(const char *host, const char *version);
+
+/* A config (root.path "rootfs") mounting that driver's three libraries by soname in their
+ * directories, as a CDI spec does. */
+json_t *ldtree_config(const char *host, const char *version);
 
 /* The path of the first entry of key with ldconfig -p's kind ("libc6,x86-64"), "" if none. */
 char *ldtree_first(const char *cache, const char *key, const char *kind);
