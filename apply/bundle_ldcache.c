@@ -117,7 +117,18 @@ static int ensure_ld_so_conf(int root_fd, int etc_fd, struct cdi_error *err)
 				   strlen(LD_SO_CONF_INCLUDE), 0644, "/etc/ld.so.conf", err);
 }
 
-/* Into the rootfs; -EROFS (with no problem recorded) when it is read-only. */
+/* A directory of the rootfs, made where missing; -EROFS without a problem recorded. */
+static int open_etc_dir(int root_fd, const char *path, struct cdi_error *err)
+{
+	int fd = rootfs_open_dir(root_fd, path, 1);
+
+	if (fd < 0 && fd != -EROFS)
+		return cdi_fail(err, fd, "rootfs %s: %s", path, strerror(-fd));
+	return fd;
+}
+
+/* Into the rootfs; -EROFS (with no problem recorded) when it is read-only. Both directories
+ * are reached first, so a rootfs that cannot take the files gets none of them. */
 static int write_rootfs(int root_fd, const char *data, size_t size,
 			const struct injected_libs *libs, int compat, struct cdi_error *err)
 {
@@ -126,11 +137,15 @@ static int write_rootfs(int root_fd, const char *data, size_t size,
 	struct cdi_error local = { 0 };
 	int r;
 
-	etc_fd = rootfs_open_dir(root_fd, "/etc", 1);
+	etc_fd = open_etc_dir(root_fd, "/etc", err);
 	if (etc_fd < 0)
-		return etc_fd == -EROFS
-			       ? etc_fd
-			       : cdi_fail(err, etc_fd, "rootfs /etc: %s", strerror(-etc_fd));
+		return etc_fd;
+	confd_fd = open_etc_dir(root_fd, "/etc/ld.so.conf.d", err);
+	if (confd_fd < 0)
+		return confd_fd;
+	conf = conf_text(libs, compat);
+	if (!conf)
+		return cdi_fail(err, -ENOMEM, "out of memory");
 	r = rootfs_replace_file(etc_fd, "ld.so.cache", data, size, 0644, IMAGE_CACHE, &local);
 	if (r < 0) {
 		if (r != -EROFS)
@@ -138,12 +153,6 @@ static int write_rootfs(int root_fd, const char *data, size_t size,
 		cdi_error_reset(&local);
 		return r;
 	}
-	confd_fd = rootfs_open_dir(root_fd, "/etc/ld.so.conf.d", 1);
-	if (confd_fd < 0)
-		return cdi_fail(err, confd_fd, "rootfs /etc/ld.so.conf.d: %s", strerror(-confd_fd));
-	conf = conf_text(libs, compat);
-	if (!conf)
-		return cdi_fail(err, -ENOMEM, "out of memory");
 	r = rootfs_replace_file(confd_fd, BUNDLE_LDCACHE_CONF, conf, strlen(conf), 0644,
 				"/etc/ld.so.conf.d/" BUNDLE_LDCACHE_CONF, err);
 	if (r < 0)

@@ -150,10 +150,12 @@ Test(ldcache_compat, library_path)
 
 	make_compat("usr/local/cuda/compat", "560.35.03");
 	env = json_object_get(json_object_get(c, "process"), "env");
-	json_array_append_new(env, json_string("LD_LIBRARY_PATH=/opt/x:/usr/lib/x86_64-linux-gnu/"));
+	json_array_append_new(env,
+			      json_string("LD_LIBRARY_PATH=/opt/x:/usr/lib/x86_64-linux-gnu/"));
 	run_step(c);
-	cr_assert_str_eq(json_string_value(json_array_get(env, 1)),
-			 "LD_LIBRARY_PATH=/usr/local/cuda/compat:/opt/x:/usr/lib/x86_64-linux-gnu/");
+	cr_assert_str_eq(
+		json_string_value(json_array_get(env, 1)),
+		"LD_LIBRARY_PATH=/usr/local/cuda/compat:/opt/x:/usr/lib/x86_64-linux-gnu/");
 	run_step(c);
 	cr_assert_str_eq(json_string_value(json_array_get(env, 1)),
 			 "LD_LIBRARY_PATH=/usr/local/cuda/compat:/opt/x:/usr/lib/x86_64-linux-gnu/",

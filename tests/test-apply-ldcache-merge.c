@@ -52,9 +52,10 @@ static void make_image(bool stub)
 	ldtree_lib(rootfs, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1", 64, true, NULL);
 	ldtree_lib(rootfs, "usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar.so.2", 64, true, NULL);
 	if (stub) {
-		ldtree_lib(rootfs, "usr/local/cuda/lib64/stubs/libcuda.so.1", "libcuda.so.1", 64, true,
-			   "cdikit_stub_libcuda");
-		sh("echo /usr/local/cuda/lib64/stubs > '%s/etc/ld.so.conf.d/cuda-stubs.conf'", rootfs);
+		ldtree_lib(rootfs, "usr/local/cuda/lib64/stubs/libcuda.so.1", "libcuda.so.1", 64,
+			   true, "cdikit_stub_libcuda");
+		sh("echo /usr/local/cuda/lib64/stubs > '%s/etc/ld.so.conf.d/cuda-stubs.conf'",
+		   rootfs);
 	}
 	sh("ldconfig -X -r '%s'", rootfs);
 }
@@ -62,20 +63,20 @@ static void make_image(bool stub)
 /* A config mounting each host library at the given container paths, as a CDI spec does. */
 static json_t *config(bool readonly, bool all_dirs)
 {
-	json_t *c = json_pack("{s:{s:s, s:b}, s:[]}", "root", "path", "rootfs", "readonly", readonly,
-			      "mounts");
+	json_t *c = json_pack("{s:{s:s, s:b}, s:[]}", "root", "path", "rootfs", "readonly",
+			      readonly, "mounts");
 	const char *m64[] = { "libcuda.so.1", "libcuda.so.550.54.15", "libnvidia-ml.so.1" };
 
 	for (size_t i = 0; i < ELEMENTSOF(m64); i++) {
-		const char *file = strstr(m64[i], "ml") ? "libnvidia-ml.so.550.54.15"
-							: "libcuda.so.550.54.15";
+		const char *file =
+			strstr(m64[i], "ml") ? "libnvidia-ml.so.550.54.15" : "libcuda.so.550.54.15";
 		char *src, *dst;
 
 		cr_assert(asprintf(&src, "%s/usr/lib/x86_64-linux-gnu/%s", host, file) >= 0);
 		cr_assert(asprintf(&dst, "/usr/lib/x86_64-linux-gnu/%s", m64[i]) >= 0);
 		json_array_append_new(json_object_get(c, "mounts"),
-				      json_pack("{s:s, s:s, s:[s, s]}", "destination", dst, "source",
-						src, "options", "ro", "rbind"));
+				      json_pack("{s:s, s:s, s:[s, s]}", "destination", dst,
+						"source", src, "options", "ro", "rbind"));
 		if (all_dirs) { /* the Fedora and musl copies cdi-generate adds */
 			free(dst);
 			cr_assert(asprintf(&dst, "/usr/lib64/%s", m64[i]) >= 0);
@@ -89,11 +90,12 @@ static json_t *config(bool readonly, bool all_dirs)
 	{
 		char *src;
 
-		cr_assert(asprintf(&src, "%s/usr/lib/i386-linux-gnu/libcuda.so.550.54.15", host) >= 0);
+		cr_assert(asprintf(&src, "%s/usr/lib/i386-linux-gnu/libcuda.so.550.54.15", host) >=
+			  0);
 		json_array_append_new(json_object_get(c, "mounts"),
 				      json_pack("{s:s, s:s, s:[s]}", "destination",
-						"/usr/lib/i386-linux-gnu/libcuda.so.1", "source", src,
-						"options", "bind"));
+						"/usr/lib/i386-linux-gnu/libcuda.so.1", "source",
+						src, "options", "bind"));
 		free(src);
 	}
 	/* Not libraries: a config file, a directory, a lib-named text file. */
@@ -102,11 +104,12 @@ static json_t *config(bool readonly, bool all_dirs)
 			      json_pack("{s:s, s:s, s:s}", "destination", "/proc", "source", "proc",
 					"type", "proc"));
 	json_array_append_new(json_object_get(c, "mounts"),
-			      json_pack("{s:s, s:s+, s:[s]}", "destination", "/usr/lib/libnotelf.so.1",
-					"source", host, "/etc/x/libnotelf.so.1", "options", "bind"));
+			      json_pack("{s:s, s:s+, s:[s]}", "destination",
+					"/usr/lib/libnotelf.so.1", "source", host,
+					"/etc/x/libnotelf.so.1", "options", "bind"));
 	json_array_append_new(json_object_get(c, "mounts"),
-			      json_pack("{s:s, s:s+, s:[s]}", "destination", "/opt/libdir.so", "source",
-					host, "/etc/x", "options", "bind"));
+			      json_pack("{s:s, s:s+, s:[s]}", "destination", "/opt/libdir.so",
+					"source", host, "/etc/x", "options", "bind"));
 	return c;
 }
 
@@ -124,7 +127,7 @@ static void materialise_mounts(const char *tree, const json_t *c)
 	const json_t *m;
 	size_t i;
 
-	json_array_foreach(json_object_get(c, "mounts"), i, m) {
+	json_array_foreach (json_object_get(c, "mounts"), i, m) {
 		const char *dst = json_string_value(json_object_get(m, "destination"));
 		const char *src = json_string_value(json_object_get(m, "source"));
 
@@ -142,7 +145,8 @@ Test(ldcache_merge, driver_first_over_an_image_stub)
 
 	make_image(true);
 	first = ldtree_first(cache, "libcuda.so.1", "libc6,x86-64");
-	cr_assert_str_eq(first, "/usr/local/cuda/lib64/stubs/libcuda.so.1", "premise: the stub wins");
+	cr_assert_str_eq(first, "/usr/local/cuda/lib64/stubs/libcuda.so.1",
+			 "premise: the stub wins");
 	free(first);
 
 	c = config(false, true);
@@ -155,7 +159,8 @@ Test(ldcache_merge, driver_first_over_an_image_stub)
 	cr_assert_str_eq(first, "/usr/lib/i386-linux-gnu/libcuda.so.1");
 	free(first);
 	first = ldtree_first(cache, "libfoo.so.1", "libc6,x86-64");
-	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libfoo.so.1", "the image's entries stay");
+	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libfoo.so.1",
+			 "the image's entries stay");
 	free(first);
 	/* The stub is still there, after the driver's. */
 	sh("ldconfig -p -C '%s' | grep -A1 -F 'libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1' | grep -q stubs",
@@ -293,8 +298,8 @@ Test(ldcache_merge, nothing_to_do_without_libraries)
 	make_image(false);
 	sh("cp '%s' '%s/image-cache'", cache, tmp);
 	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), 0);
-	sh("cmp '%s' '%s/image-cache' && test ! -e '%s/etc/ld.so.conf.d/000-cdikit.conf'", cache, tmp,
-	   rootfs);
+	sh("cmp '%s' '%s/image-cache' && test ! -e '%s/etc/ld.so.conf.d/000-cdikit.conf'", cache,
+	   tmp, rootfs);
 	json_decref(c);
 }
 

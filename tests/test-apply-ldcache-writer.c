@@ -84,8 +84,8 @@ static void check_against_ldconfig(const char *root, unsigned seed)
 	}
 	qsort(v, c->n_entries, sizeof(*v), cmp_ranked);
 	for (size_t i = 0; i < c->n_entries; i++) {
-		cr_assert_eq(v[i].pos, i, "seed %u: entry %zu (%s => %s) sorts to %zu", seed, v[i].pos,
-			     v[i].e.key, v[i].e.value, i);
+		cr_assert_eq(v[i].pos, i, "seed %u: entry %zu (%s => %s) sorts to %zu", seed,
+			     v[i].pos, v[i].e.key, v[i].e.value, i);
 		flat[i] = v[i].e;
 	}
 
@@ -97,7 +97,8 @@ static void check_against_ldconfig(const char *root, unsigned seed)
 	cr_assert_str_eq(ours_list, theirs_list);
 
 	/* And our reader reads back what we wrote. */
-	cr_assert_eq(ldcache_parse(data, size, "ours", &back, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(ldcache_parse(data, size, "ours", &back, &err), 0, "%s",
+		     cdi_error_message(&err));
 	cr_assert_eq(back->n_entries, c->n_entries);
 	cr_assert(back->generator && back->generator_len == strlen("cdikit test"));
 	for (size_t i = 0; i < c->n_entries; i++) {
@@ -118,8 +119,8 @@ static void check_against_ldconfig(const char *root, unsigned seed)
 }
 
 /* Names that exercise _dl_cache_libcmp: digit runs compared as numbers, letters by byte. */
-static const char *const stems[] = { "libfoo", "libFoo", "libfoo2", "libfoo-bar", "liba",
-				     "libz", "libx_y", "libcuda", "libnvidia-ml", "libGL" };
+static const char *const stems[] = { "libfoo", "libFoo", "libfoo2", "libfoo-bar",   "liba",
+				     "libz",   "libx_y", "libcuda", "libnvidia-ml", "libGL" };
 static const char *const versions[] = { "0", "1", "2", "9", "10", "11", "100", "1.2", "12.0.1" };
 static const char *const dirs64[] = { "usr/lib/x86_64-linux-gnu", "opt/a/lib", "usr/local/lib" };
 
@@ -138,10 +139,12 @@ Test(ldcache_writer, random_trees_sort_and_list_as_ldconfig)
 			const char *dir = bits == 32 ? "usr/lib/i386-linux-gnu"
 						     : dirs64[rand() % (int)ELEMENTSOF(dirs64)];
 
-			snprintf(soname, sizeof(soname), "%s.so.%s", stems[rand() % (int)ELEMENTSOF(stems)],
+			snprintf(soname, sizeof(soname), "%s.so.%s",
+				 stems[rand() % (int)ELEMENTSOF(stems)],
 				 versions[rand() % (int)ELEMENTSOF(versions)]);
 			snprintf(path, sizeof(path), "%s/%s", dir, soname);
-			/* ldconfig files a repeated soname once per directory: skip same-path repeats */
+			/* ldconfig files a repeated soname once per directory: skip same-path
+			 * repeats */
 			ldtree_lib(root, path, soname, bits, rand() % 2, NULL);
 		}
 		check_against_ldconfig(root, seed);
@@ -173,12 +176,12 @@ Test(ldcache_writer, glibc_hwcaps_entries)
 	cr_assert(asprintf(&root, "%s/hwcaps", tmp) >= 0);
 	sh("mkdir -p '%s/etc'", root);
 	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1", 64, true, NULL);
-	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v3/libfoo.so.1", "libfoo.so.1",
-		   64, true, NULL);
-	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v2/libfoo.so.1", "libfoo.so.1",
-		   64, true, NULL);
-	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v2/libbar.so.2", "libbar.so.2",
-		   64, true, NULL);
+	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v3/libfoo.so.1",
+		   "libfoo.so.1", 64, true, NULL);
+	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v2/libfoo.so.1",
+		   "libfoo.so.1", 64, true, NULL);
+	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/glibc-hwcaps/x86-64-v2/libbar.so.2",
+		   "libbar.so.2", 64, true, NULL);
 	ldtree_lib(root, "usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar.so.2", 64, true, NULL);
 	check_against_ldconfig(root, 5);
 	free(root);
