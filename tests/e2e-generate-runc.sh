@@ -87,18 +87,11 @@ EOF
 "$CC" -O2 -o "$tmp/probe" "$tmp/probe.c" || die "cannot build the probe"
 
 # A minimal Debian-layout glibc rootfs: merged /usr, the loader and libc, no ld.so.cache.
+# shellcheck source=lib/rootfs.sh
+. tests/lib/rootfs.sh
 bundle=$tmp/bundle
 rootfs=$bundle/rootfs
-mkdir -p "$rootfs"/usr/{bin,lib/x86_64-linux-gnu,lib64} "$rootfs"/{etc,dev,proc,sys,tmp,run}
-ln -s usr/bin "$rootfs/bin"
-ln -s usr/lib "$rootfs/lib"
-ln -s usr/lib64 "$rootfs/lib64"
-multiarch=$(dirname "$(readlink -f /lib64/ld-linux-x86-64.so.2)")
-for l in ld-linux-x86-64.so.2 libc.so.6; do
-	cp -L "$multiarch/$l" "$rootfs/usr/lib/x86_64-linux-gnu/$l" || die "cannot copy $l"
-done
-ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/ld-linux-x86-64.so.2"
-echo 12.0 >"$rootfs/etc/debian_version"
+make_debian_rootfs "$rootfs" || die "cannot build the rootfs"
 cp "$tmp/probe" "$rootfs/usr/bin/probe"
 
 nodes=(/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia3 /dev/nvidia7 /dev/nvidiactl
