@@ -37,12 +37,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# shellcheck source=lib/rootfs.sh
+. tests/lib/rootfs.sh
 host=$tmp/host
-tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
-	die "make-host failed"
+dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 [ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
-mkdir -p "$tmp/cdi"
-"$B/cdi-generate" --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
 ! grep -q 'hooks:' "$tmp/cdi/nvidia.yaml" || die "the generated spec has hooks"
 
 cat >"$tmp/probe.c" <<'EOF'
@@ -87,8 +86,6 @@ EOF
 "$CC" -O2 -o "$tmp/probe" "$tmp/probe.c" || die "cannot build the probe"
 
 # A minimal Debian-layout glibc rootfs: merged /usr, the loader and libc, no ld.so.cache.
-# shellcheck source=lib/rootfs.sh
-. tests/lib/rootfs.sh
 bundle=$tmp/bundle
 rootfs=$bundle/rootfs
 make_debian_rootfs "$rootfs" || die "cannot build the rootfs"

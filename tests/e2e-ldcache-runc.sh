@@ -41,12 +41,10 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-host=$tmp/host
-tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
-	die "make-host failed"
-[ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
-mkdir -p "$tmp/cdi"
-"$B/cdi-generate" --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
+# shellcheck source=lib/rootfs.sh
+. tests/lib/rootfs.sh
+dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
+[ ! -e "$tmp/host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
 
 cat >"$tmp/probe.c" <<'EOF'
 /* What the container's linker sees: the first libcuda.so.1 of ldconfig -p, whose libcuda
@@ -119,8 +117,6 @@ int main(void)
 EOF
 "$CC" -O2 -o "$tmp/probe" "$tmp/probe.c" || die "cannot build the probe"
 
-# shellcheck source=lib/rootfs.sh
-. tests/lib/rootfs.sh
 # shellcheck source=lib/runc.sh
 . tests/lib/runc.sh
 

@@ -31,11 +31,7 @@ trap 'exit 1' INT TERM HUP
 # shellcheck source=lib/rootfs.sh
 . tests/lib/rootfs.sh
 
-host=$tmp/host
-tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
-	die "make-host failed"
-mkdir -p "$tmp/cdi"
-"$B/cdi-generate" --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
+dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 
 bundle=$tmp/bundle
 rootfs=$bundle/rootfs

@@ -16,28 +16,16 @@
 #include "lib/ldtree.h"
 #include "lib/testlib.h"
 
-static char tmp[] = "/tmp/cdikit-ldc.XXXXXX";
-static char *host, *bundle, *rootfs, *cache;
+static struct ldtree_world w;
 
 static void setup(void)
 {
-	cr_assert(mkdtemp(tmp));
-	cr_assert(asprintf(&host, "%s/host", tmp) >= 0);
-	cr_assert(asprintf(&bundle, "%s/bundle", tmp) >= 0);
-	cr_assert(asprintf(&rootfs, "%s/bundle/rootfs", tmp) >= 0);
-	cr_assert(asprintf(&cache, "%s/etc/ld.so.cache", rootfs) >= 0);
-	ldtree_driver(host, "550.54.15");
-	sh("mkdir -p '%s/etc'", rootfs);
+	ldtree_world_init(&w, "ldc");
 }
 
 static void teardown(void)
 {
-	sh("rm -rf '%s'", tmp);
-	ldtree_cleanup();
-	free(host);
-	free(bundle);
-	free(rootfs);
-	free(cache);
+	ldtree_world_fini(&w);
 }
 
 TestSuite(ldcache_compat, .init = setup, .fini = teardown);
@@ -48,26 +36,26 @@ static void make_compat(const char *dir, const char *version)
 	char *p;
 
 	cr_assert(asprintf(&p, "%s/libcuda.so.%s", dir, version) >= 0);
-	ldtree_lib(rootfs, p, "libcuda.so.1", 64, true, "cdikit_compat_libcuda");
+	ldtree_lib(w.rootfs, p, "libcuda.so.1", 64, true, "cdikit_compat_libcuda");
 	free(p);
 	cr_assert(asprintf(&p, "%s/libnvidia-ptxjitcompiler.so.%s", dir, version) >= 0);
-	ldtree_lib(rootfs, p, "libnvidia-ptxjitcompiler.so.1", 64, true, NULL);
+	ldtree_lib(w.rootfs, p, "libnvidia-ptxjitcompiler.so.1", 64, true, NULL);
 	free(p);
 	sh("cd '%s/%s' && ln -s libcuda.so.%s libcuda.so.1 && ln -s libcuda.so.1 libcuda.so && "
 	   "ln -s libnvidia-ptxjitcompiler.so.%s libnvidia-ptxjitcompiler.so.1",
-	   rootfs, dir, version, version);
+	   w.rootfs, dir, version, version);
 }
 
 static void run_step(json_t *c)
 {
 	struct cdi_error err = { 0 };
 
-	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_bundle_ldcache(c, w.bundle, NULL, &err), 0, "%s", cdi_error_message(&err));
 }
 
 static void expect_first(const char *key, const char *want)
 {
-	char *got = ldtree_first(cache, key, "libc6,x86-64");
+	char *got = ldtree_first(w.cache, key, "libc6,x86-64");
 
 	cr_assert_str_eq(got, want, "first %s", key);
 	free(got);
@@ -80,7 +68,7 @@ static const char *conf_line(int n)
 	FILE *p;
 
 	cr_assert(asprintf(&cmd, "grep -v '^#' '%s/etc/ld.so.conf.d/000-cdikit.conf' | sed -n %dp",
-			   rootfs, n) >= 0);
+			   w.rootfs, n) >= 0);
 	p = popen(cmd, "r");
 	line[0] = '\0';
 	if (!fgets(line, sizeof(line), p))
@@ -93,7 +81,7 @@ static const char *conf_line(int n)
 
 Test(ldcache_compat, newer_major_comes_first)
 {
-	json_t *c = ldtree_config(host, "550.54.15");
+	json_t *c = ldtree_config(w.host, "550.54.15");
 
 	make_compat("usr/local/cuda/compat", "560.35.03");
 	run_step(c);
@@ -102,7 +90,7 @@ Test(ldcache_compat, newer_major_comes_first)
 		     "/usr/local/cuda/compat/libnvidia-ptxjitcompiler.so.1");
 	/* the driver's stays right after, and its other libraries are untouched */
 	sh("ldconfig -p -C '%s' | grep -A1 -F 'libcuda.so.1 (libc6,x86-64) => /usr/local/cuda/compat/' | grep -qF /usr/lib/x86_64-linux-gnu/libcuda.so.1",
-	   cache);
+	   w.cache);
 	expect_first("libnvidia-ml.so.1", "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1");
 	cr_assert_str_eq(conf_line(1), "/usr/local/cuda/compat");
 	cr_assert_str_eq(conf_line(2), "/usr/lib/x86_64-linux-gnu");
@@ -114,13 +102,13 @@ Test(ldcache_compat, same_major_or_older_is_not_used)
 	const char *versions[] = { "550.90.07", "535.104.05" };
 
 	for (size_t i = 0; i < ELEMENTSOF(versions); i++) {
-		json_t *c = ldtree_config(host, "550.54.15");
+		json_t *c = ldtree_config(w.host, "550.54.15");
 
-		sh("rm -rf '%s/usr/local/cuda' '%s/etc/ld.so.cache'", rootfs, rootfs);
+		sh("rm -rf '%s/usr/local/cuda' '%s/etc/ld.so.cache'", w.rootfs, w.rootfs);
 		make_compat("usr/local/cuda/compat", versions[i]);
 		run_step(c);
 		expect_first("libcuda.so.1", "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
-		sh("! ldconfig -p -C '%s' | grep -q compat", cache);
+		sh("! ldconfig -p -C '%s' | grep -q compat", w.cache);
 		cr_assert_str_eq(conf_line(1), "/usr/lib/x86_64-linux-gnu", "%s", versions[i]);
 		json_decref(c);
 	}
@@ -132,11 +120,11 @@ Test(ldcache_compat, through_the_images_links)
 	const char *links[] = { "cuda-12.6", "/usr/local/cuda-12.6" };
 
 	for (size_t i = 0; i < ELEMENTSOF(links); i++) {
-		json_t *c = ldtree_config(host, "550.54.15");
+		json_t *c = ldtree_config(w.host, "550.54.15");
 
-		sh("rm -rf '%s/usr/local' '%s/etc/ld.so.cache'", rootfs, rootfs);
+		sh("rm -rf '%s/usr/local' '%s/etc/ld.so.cache'", w.rootfs, w.rootfs);
 		make_compat("usr/local/cuda-12.6/compat", "560.35.03");
-		sh("ln -s '%s' '%s/usr/local/cuda'", links[i], rootfs);
+		sh("ln -s '%s' '%s/usr/local/cuda'", links[i], w.rootfs);
 		run_step(c);
 		expect_first("libcuda.so.1", "/usr/local/cuda/compat/libcuda.so.1");
 		json_decref(c);
@@ -146,7 +134,7 @@ Test(ldcache_compat, through_the_images_links)
 /* LD_LIBRARY_PATH is searched before the cache: compat goes in front where it names the driver. */
 Test(ldcache_compat, library_path)
 {
-	json_t *c = ldtree_config(host, "550.54.15"), *env;
+	json_t *c = ldtree_config(w.host, "550.54.15"), *env;
 
 	make_compat("usr/local/cuda/compat", "560.35.03");
 	env = json_object_get(json_object_get(c, "process"), "env");
@@ -170,13 +158,13 @@ Test(ldcache_compat, library_path)
 /* Without an injected libcuda there is no host version to compare with: no compat. */
 Test(ldcache_compat, no_host_libcuda)
 {
-	json_t *c = ldtree_config(host, "550.54.15");
+	json_t *c = ldtree_config(w.host, "550.54.15");
 
 	make_compat("usr/local/cuda/compat", "560.35.03");
 	json_array_remove(json_object_get(c, "mounts"), 2);
 	json_array_remove(json_object_get(c, "mounts"), 0);
 	run_step(c);
-	sh("! ldconfig -p -C '%s' | grep -q compat", cache);
+	sh("! ldconfig -p -C '%s' | grep -q compat", w.cache);
 	json_decref(c);
 }
 

@@ -17,27 +17,16 @@
 #include "lib/ldtree.h"
 #include "lib/testlib.h"
 
-static char tmp[] = "/tmp/cdikit-ldm.XXXXXX";
-static char *host, *bundle, *rootfs, *cache;
+static struct ldtree_world w;
 
 static void setup(void)
 {
-	cr_assert(mkdtemp(tmp));
-	cr_assert(asprintf(&host, "%s/host", tmp) >= 0);
-	cr_assert(asprintf(&bundle, "%s/bundle", tmp) >= 0);
-	cr_assert(asprintf(&rootfs, "%s/bundle/rootfs", tmp) >= 0);
-	cr_assert(asprintf(&cache, "%s/etc/ld.so.cache", rootfs) >= 0);
-	ldtree_driver(host, "550.54.15");
+	ldtree_world_init(&w, "ldm");
 }
 
 static void teardown(void)
 {
-	sh("rm -rf '%s'", tmp);
-	ldtree_cleanup();
-	free(host);
-	free(bundle);
-	free(rootfs);
-	free(cache);
+	ldtree_world_fini(&w);
 }
 
 TestSuite(ldcache_merge, .init = setup, .fini = teardown);
@@ -48,16 +37,16 @@ static void make_image(bool stub)
 {
 	sh("mkdir -p '%s/etc/ld.so.conf.d' && echo 'include /etc/ld.so.conf.d/*.conf' > '%s/etc/ld.so.conf' && "
 	   "echo /usr/lib/x86_64-linux-gnu > '%s/etc/ld.so.conf.d/x86_64-linux-gnu.conf'",
-	   rootfs, rootfs, rootfs);
-	ldtree_lib(rootfs, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1", 64, true, NULL);
-	ldtree_lib(rootfs, "usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar.so.2", 64, true, NULL);
+	   w.rootfs, w.rootfs, w.rootfs);
+	ldtree_lib(w.rootfs, "usr/lib/x86_64-linux-gnu/libfoo.so.1", "libfoo.so.1", 64, true, NULL);
+	ldtree_lib(w.rootfs, "usr/lib/x86_64-linux-gnu/libbar.so.2", "libbar.so.2", 64, true, NULL);
 	if (stub) {
-		ldtree_lib(rootfs, "usr/local/cuda/lib64/stubs/libcuda.so.1", "libcuda.so.1", 64,
+		ldtree_lib(w.rootfs, "usr/local/cuda/lib64/stubs/libcuda.so.1", "libcuda.so.1", 64,
 			   true, "cdikit_stub_libcuda");
 		sh("echo /usr/local/cuda/lib64/stubs > '%s/etc/ld.so.conf.d/cuda-stubs.conf'",
-		   rootfs);
+		   w.rootfs);
 	}
-	sh("ldconfig -X -r '%s'", rootfs);
+	sh("ldconfig -X -r '%s'", w.rootfs);
 }
 
 /* A config mounting each host library at the given container paths, as a CDI spec does. */
@@ -72,7 +61,7 @@ static json_t *config(bool readonly, bool all_dirs)
 			strstr(m64[i], "ml") ? "libnvidia-ml.so.550.54.15" : "libcuda.so.550.54.15";
 		char *src, *dst;
 
-		cr_assert(asprintf(&src, "%s/usr/lib/x86_64-linux-gnu/%s", host, file) >= 0);
+		cr_assert(asprintf(&src, "%s/usr/lib/x86_64-linux-gnu/%s", w.host, file) >= 0);
 		cr_assert(asprintf(&dst, "/usr/lib/x86_64-linux-gnu/%s", m64[i]) >= 0);
 		json_array_append_new(json_object_get(c, "mounts"),
 				      json_pack("{s:s, s:s, s:[s, s]}", "destination", dst,
@@ -90,8 +79,8 @@ static json_t *config(bool readonly, bool all_dirs)
 	{
 		char *src;
 
-		cr_assert(asprintf(&src, "%s/usr/lib/i386-linux-gnu/libcuda.so.550.54.15", host) >=
-			  0);
+		cr_assert(asprintf(&src, "%s/usr/lib/i386-linux-gnu/libcuda.so.550.54.15",
+				   w.host) >= 0);
 		json_array_append_new(json_object_get(c, "mounts"),
 				      json_pack("{s:s, s:s, s:[s]}", "destination",
 						"/usr/lib/i386-linux-gnu/libcuda.so.1", "source",
@@ -99,17 +88,17 @@ static json_t *config(bool readonly, bool all_dirs)
 		free(src);
 	}
 	/* Not libraries: a config file, a directory, a lib-named text file. */
-	sh("mkdir -p '%s/etc/x' && echo text > '%s/etc/x/libnotelf.so.1'", host, host);
+	sh("mkdir -p '%s/etc/x' && echo text > '%s/etc/x/libnotelf.so.1'", w.host, w.host);
 	json_array_append_new(json_object_get(c, "mounts"),
 			      json_pack("{s:s, s:s, s:s}", "destination", "/proc", "source", "proc",
 					"type", "proc"));
 	json_array_append_new(json_object_get(c, "mounts"),
 			      json_pack("{s:s, s:s+, s:[s]}", "destination",
-					"/usr/lib/libnotelf.so.1", "source", host,
+					"/usr/lib/libnotelf.so.1", "source", w.host,
 					"/etc/x/libnotelf.so.1", "options", "bind"));
 	json_array_append_new(json_object_get(c, "mounts"),
 			      json_pack("{s:s, s:s+, s:[s]}", "destination", "/opt/libdir.so",
-					"source", host, "/etc/x", "options", "bind"));
+					"source", w.host, "/etc/x", "options", "bind"));
 	return c;
 }
 
@@ -117,7 +106,7 @@ static void run_step(json_t *c)
 {
 	struct cdi_error err = { 0 };
 
-	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_bundle_ldcache(c, w.bundle, NULL, &err), 0, "%s", cdi_error_message(&err));
 }
 
 /* The container's view: the mounted driver files at their container paths, hard links where
@@ -144,7 +133,7 @@ Test(ldcache_merge, driver_first_over_an_image_stub)
 	size_t n_mounts;
 
 	make_image(true);
-	first = ldtree_first(cache, "libcuda.so.1", "libc6,x86-64");
+	first = ldtree_first(w.cache, "libcuda.so.1", "libc6,x86-64");
 	cr_assert_str_eq(first, "/usr/local/cuda/lib64/stubs/libcuda.so.1",
 			 "premise: the stub wins");
 	free(first);
@@ -152,25 +141,25 @@ Test(ldcache_merge, driver_first_over_an_image_stub)
 	c = config(false, true);
 	n_mounts = json_array_size(json_object_get(c, "mounts"));
 	run_step(c);
-	first = ldtree_first(cache, "libcuda.so.1", "libc6,x86-64");
+	first = ldtree_first(w.cache, "libcuda.so.1", "libc6,x86-64");
 	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	free(first);
-	first = ldtree_first(cache, "libcuda.so.1", "libc6");
+	first = ldtree_first(w.cache, "libcuda.so.1", "libc6");
 	cr_assert_str_eq(first, "/usr/lib/i386-linux-gnu/libcuda.so.1");
 	free(first);
-	first = ldtree_first(cache, "libfoo.so.1", "libc6,x86-64");
+	first = ldtree_first(w.cache, "libfoo.so.1", "libc6,x86-64");
 	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libfoo.so.1",
 			 "the image's entries stay");
 	free(first);
 	/* The stub is still there, after the driver's. */
 	sh("ldconfig -p -C '%s' | grep -A1 -F 'libcuda.so.1 (libc6,x86-64) => /usr/lib/x86_64-linux-gnu/libcuda.so.1' | grep -q stubs",
-	   cache);
-	sh("! ldconfig -p -C '%s' | grep -q -e libnotelf -e libdir -e /usr/lib64/", cache);
+	   w.cache);
+	sh("! ldconfig -p -C '%s' | grep -q -e libnotelf -e libdir -e /usr/lib64/", w.cache);
 
-	cr_assert(asprintf(&conf, "%s/etc/ld.so.conf.d/000-cdikit.conf", rootfs) >= 0);
+	cr_assert(asprintf(&conf, "%s/etc/ld.so.conf.d/000-cdikit.conf", w.rootfs) >= 0);
 	sh("grep -v '^#' '%s' | tr '\\n' ' ' | grep -qx '/usr/lib/x86_64-linux-gnu /usr/lib/i386-linux-gnu '",
 	   conf);
-	sh("grep -qx 'include /etc/ld.so.conf.d/\\*.conf' '%s/etc/ld.so.conf'", rootfs);
+	sh("grep -qx 'include /etc/ld.so.conf.d/\\*.conf' '%s/etc/ld.so.conf'", w.rootfs);
 	/* A writable rootfs: the config is not edited. */
 	cr_assert_eq(json_array_size(json_object_get(c, "mounts")), n_mounts);
 	free(conf);
@@ -186,9 +175,9 @@ Test(ldcache_merge, later_ldconfig_keeps_driver_first)
 	make_image(true);
 	c = config(false, false);
 	run_step(c);
-	materialise_mounts(rootfs, c);
-	sh("ldconfig -X -r '%s'", rootfs);
-	first = ldtree_first(cache, "libcuda.so.1", "libc6,x86-64");
+	materialise_mounts(w.rootfs, c);
+	sh("ldconfig -X -r '%s'", w.rootfs);
+	first = ldtree_first(w.cache, "libcuda.so.1", "libc6,x86-64");
 	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	free(first);
 	json_decref(c);
@@ -201,17 +190,17 @@ Test(ldcache_merge, same_set_as_ldconfig)
 	char *tree, *theirs, *ours, *theirs_cache;
 
 	make_image(false);
-	cr_assert(asprintf(&tree, "%s/tree", tmp) >= 0);
+	cr_assert(asprintf(&tree, "%s/tree", w.tmp) >= 0);
 	cr_assert(asprintf(&theirs_cache, "%s/etc/ld.so.cache", tree) >= 0);
-	sh("cp -a '%s' '%s'", rootfs, tree);
+	sh("cp -a '%s' '%s'", w.rootfs, tree);
 	c = config(false, false);
 	run_step(c);
 	/* The same tree as the container sees, with the same configuration, cached by ldconfig. */
 	materialise_mounts(tree, c);
-	sh("cp -a '%s/etc/ld.so.conf.d/000-cdikit.conf' '%s/etc/ld.so.conf.d/'", rootfs, tree);
+	sh("cp -a '%s/etc/ld.so.conf.d/000-cdikit.conf' '%s/etc/ld.so.conf.d/'", w.rootfs, tree);
 	sh("ldconfig -X -r '%s'", tree);
 	theirs = ldtree_listing_set(theirs_cache);
-	ours = ldtree_listing_set(cache);
+	ours = ldtree_listing_set(w.cache);
 	cr_assert_str_eq(ours, theirs);
 	free(theirs);
 	free(ours);
@@ -227,9 +216,9 @@ Test(ldcache_merge, idempotent)
 	make_image(true);
 	c = config(false, true);
 	run_step(c);
-	sh("cp '%s' '%s/first'", cache, tmp);
+	sh("cp '%s' '%s/first'", w.cache, w.tmp);
 	run_step(c);
-	sh("cmp '%s' '%s/first'", cache, tmp);
+	sh("cmp '%s' '%s/first'", w.cache, w.tmp);
 	json_decref(c);
 }
 
@@ -240,13 +229,14 @@ Test(ldcache_merge, readonly_rootfs_gets_a_mount)
 	size_t n_mounts;
 
 	make_image(true);
-	sh("cp '%s' '%s/image-cache' && find '%s' | sort > '%s/before'", cache, tmp, rootfs, tmp);
+	sh("cp '%s' '%s/image-cache' && find '%s' | sort > '%s/before'", w.cache, w.tmp, w.rootfs,
+	   w.tmp);
 	c = config(true, true);
 	n_mounts = json_array_size(json_object_get(c, "mounts"));
 	run_step(c);
-	sh("cmp '%s' '%s/image-cache' && find '%s' | sort | cmp - '%s/before'", cache, tmp, rootfs,
-	   tmp);
-	cr_assert(asprintf(&bcache, "%s/cdikit-ld.so.cache", bundle) >= 0);
+	sh("cmp '%s' '%s/image-cache' && find '%s' | sort | cmp - '%s/before'", w.cache, w.tmp,
+	   w.rootfs, w.tmp);
+	cr_assert(asprintf(&bcache, "%s/cdikit-ld.so.cache", w.bundle) >= 0);
 	first = ldtree_first(bcache, "libcuda.so.1", "libc6,x86-64");
 	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	m = json_array_get(json_object_get(c, "mounts"),
@@ -271,21 +261,21 @@ Test(ldcache_merge, owners_kept)
 
 	make_image(true);
 	sh("chown 4321:4322 '%s' && chown 1234:1235 '%s/etc' && rm -rf '%s/etc/ld.so.conf.d' '%s/etc/ld.so.conf'",
-	   cache, rootfs, rootfs, rootfs);
+	   w.cache, w.rootfs, w.rootfs, w.rootfs);
 	c = config(false, false);
 	run_step(c);
-	cr_assert_eq(stat(cache, &st), 0);
+	cr_assert_eq(stat(w.cache, &st), 0);
 	cr_assert(st.st_uid == 4321 && st.st_gid == 4322 && (st.st_mode & 07777) == 0644);
-	cr_assert(asprintf(&path, "%s/etc/ld.so.conf.d/000-cdikit.conf", rootfs) >= 0);
+	cr_assert(asprintf(&path, "%s/etc/ld.so.conf.d/000-cdikit.conf", w.rootfs) >= 0);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert(st.st_uid == 1234 && st.st_gid == 1235, "conf owned by %u", st.st_uid);
 	free(path);
-	cr_assert(asprintf(&path, "%s/etc/ld.so.conf.d", rootfs) >= 0);
+	cr_assert(asprintf(&path, "%s/etc/ld.so.conf.d", w.rootfs) >= 0);
 	cr_assert_eq(stat(path, &st), 0);
 	cr_assert(st.st_uid == 1234 && S_ISDIR(st.st_mode));
 	free(path);
 	/* no temp file left behind */
-	sh("test -z \"$(find '%s/etc' -name '*cdikit-*~')\"", rootfs);
+	sh("test -z \"$(find '%s/etc' -name '*cdikit-*~')\"", w.rootfs);
 	json_decref(c);
 }
 
@@ -296,10 +286,10 @@ Test(ldcache_merge, nothing_to_do_without_libraries)
 			      "destination", "/proc", "source", "proc", "type", "proc");
 
 	make_image(false);
-	sh("cp '%s' '%s/image-cache'", cache, tmp);
-	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), 0);
-	sh("cmp '%s' '%s/image-cache' && test ! -e '%s/etc/ld.so.conf.d/000-cdikit.conf'", cache,
-	   tmp, rootfs);
+	sh("cp '%s' '%s/image-cache'", w.cache, w.tmp);
+	cr_assert_eq(cdi_bundle_ldcache(c, w.bundle, NULL, &err), 0);
+	sh("cmp '%s' '%s/image-cache' && test ! -e '%s/etc/ld.so.conf.d/000-cdikit.conf'", w.cache,
+	   w.tmp, w.rootfs);
 	json_decref(c);
 }
 
@@ -308,11 +298,12 @@ Test(ldcache_merge, missing_rootfs_is_an_error)
 	struct cdi_error err = { 0 };
 	json_t *c = config(false, false);
 
-	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), -ENOENT);
+	sh("rm -rf '%s'", w.rootfs);
+	cr_assert_eq(cdi_bundle_ldcache(c, w.bundle, NULL, &err), -ENOENT);
 	cr_assert(strstr(cdi_error_message(&err), "rootfs"), "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 	json_object_del(c, "root");
-	cr_assert_eq(cdi_bundle_ldcache(c, bundle, NULL, &err), -EINVAL);
+	cr_assert_eq(cdi_bundle_ldcache(c, w.bundle, NULL, &err), -EINVAL);
 	cr_assert(strstr(cdi_error_message(&err), "root.path"), "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 	json_decref(c);

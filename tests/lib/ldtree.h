@@ -38,4 +38,13 @@ json_t *ldtree_config(const char *host, const char *version);
 /* The path of the first entry of key with ldconfig -p's kind ("libc6,x86-64"), "" if none. */
 char *ldtree_first(const char *cache, const char *key, const char *kind);
 
+/* One suite's world under a fresh /tmp/cdikit-<name>.XXXXXX: a host driver 550.54.15
+ * (ldtree_driver) and a bundle whose rootfs has an empty /etc; fini removes it all. */
+struct ldtree_world {
+	char tmp[64];
+	char *host, *bundle, *rootfs, *cache; /* cache: the rootfs's /etc/ld.so.cache */
+};
+void ldtree_world_init(struct ldtree_world *w, const char *name);
+void ldtree_world_fini(struct ldtree_world *w);
+
 #endif
