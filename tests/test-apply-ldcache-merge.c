@@ -224,7 +224,7 @@ Test(ldcache_merge, idempotent)
 
 Test(ldcache_merge, readonly_rootfs_gets_a_mount)
 {
-	json_t *c, *m;
+	json_t *c, *m, *want;
 	char *bcache, *first;
 	size_t n_mounts;
 
@@ -241,9 +241,11 @@ Test(ldcache_merge, readonly_rootfs_gets_a_mount)
 	cr_assert_str_eq(first, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
 	m = json_array_get(json_object_get(c, "mounts"),
 			   json_array_size(json_object_get(c, "mounts")) - 1);
-	assert_json_eq(m, json_pack("{s:s, s:s, s:s, s:[s, s, s, s]}", "destination",
-				    "/etc/ld.so.cache", "type", "bind", "source", bcache, "options",
-				    "bind", "ro", "nosuid", "nodev"));
+	want = json_pack("{s:s, s:s, s:s, s:[s, s, s, s]}", "destination", "/etc/ld.so.cache",
+			 "type", "bind", "source", bcache, "options", "bind", "ro", "nosuid",
+			 "nodev");
+	assert_json_eq(m, want);
+	json_decref(want);
 	/* Again: one mount, not two. */
 	run_step(c);
 	cr_assert_eq(json_array_size(json_object_get(c, "mounts")), n_mounts + 1);
