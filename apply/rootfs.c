@@ -137,13 +137,11 @@ int rootfs_replace_file(int dir_fd, const char *name, const void *buf, size_t le
 		errno = -r;
 		goto fail;
 	}
-	step = "cannot sync";
-	if (fsync(fd) < 0)
-		goto fail;
+	/* No fsync: this runs on every container start, for files of a container that does not
+	 * survive a crash of the machine anyway; rename alone keeps readers from a partial file. */
 	step = "cannot rename the temporary file over it";
 	if (renameat(dir_fd, tmp, dir_fd, name) < 0)
 		goto fail;
-	(void)fsync(dir_fd);
 	return 0;
 fail:
 	r = negative_errno();

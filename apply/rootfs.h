@@ -28,9 +28,9 @@ int rootfs_open(int root_fd, const char *path, int flags);
 int rootfs_open_dir(int root_fd, const char *path, int create);
 
 /*
- * Replace name in the directory dir_fd with len bytes of buf, atomically (a temp file in the
- * same directory, fsync, renameat over the old one, which may be a link: the link is replaced,
- * never followed). The new file gets mode and the owner of the file it replaces, or the
+ * Replace name in the directory dir_fd with len bytes of buf, atomically for readers (a temp
+ * file in the same directory renamed over the old one, which may be a link: the link is
+ * replaced, never followed; not synced, as the files are a container's). The new file gets mode and the owner of the file it replaces, or the
  * directory's owner when there was none: in the image, files belong to the image's users.
  * label names the file in problems. 0 or -errno (-EROFS on a read-only filesystem).
  */
