@@ -24,6 +24,7 @@
 
 #include <cdi/cdi.h>
 
+#include "bundle_ldcache.h"
 #include "io.h"
 #include "json_arena.h"
 #include "json_dump.h"
@@ -59,6 +60,10 @@ static const char usage_text[] =
 	"                          for (all, 0,1, 0:1, GPU-/MIG- UUIDs as nvidia.com/gpu=...;\n"
 	"                          none and void ask for nothing); with --from-annotations only\n"
 	"                          when the annotations name no device\n"
+	"      --ldcache[=ROOTFS]  after injecting, give the container a linker cache that lists\n"
+	"                          the injected libraries first (and the image's newer CUDA\n"
+	"                          compat libraries before them); ROOTFS defaults to the\n"
+	"                          config's root.path, relative to the config's directory\n"
 	"      --strict            also reject what SPEC.md forbids but the reference accepts\n"
 	"                          (relative paths, hook timeouts <= 0)\n"
 	"  -l, --list              print the devices the spec directories define, one a line\n"
@@ -74,6 +79,7 @@ enum {
 	OPT_FROM_ANNOTATIONS = 0x100,
 	OPT_FROM_ENV,
 	OPT_STRICT,
+	OPT_LDCACHE,
 	OPT_VALIDATE,
 };
 
@@ -82,7 +88,8 @@ struct args {
 	size_t n_dirs;
 	const char *config;
 	const char *output;
-	bool from_annotations, from_env, list, validate;
+	bool from_annotations, from_env, list, validate, ldcache;
+	const char *ldcache_rootfs;
 	unsigned flags;
 	char **rest;
 	size_t n_rest;
@@ -108,6 +115,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "from-annotations", no_argument, NULL, OPT_FROM_ANNOTATIONS },
 		{ "from-env", no_argument, NULL, OPT_FROM_ENV },
 		{ "strict", no_argument, NULL, OPT_STRICT },
+		{ "ldcache", optional_argument, NULL, OPT_LDCACHE },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -143,6 +151,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case OPT_FROM_ENV:
 			a->from_env = true;
+			break;
+		case OPT_LDCACHE:
+			a->ldcache = true;
+			a->ldcache_rootfs = optarg;
 			break;
 		case OPT_STRICT:
 			a->flags |= CDI_LOAD_STRICT;
@@ -543,6 +555,11 @@ static int cmd_inject(const struct args *a)
 		return 0; /* nothing asked for, nothing to rewrite */
 	}
 
+	if (a->ldcache && cdi_bundle_ldcache_config(oci, config, a->ldcache_rootfs, &err) < 0) {
+		print_problems(&err, "", label);
+		cdi_error_reset(&err);
+		return EXIT_PROBLEM;
+	}
 	out = dump_config(oci, detect_layout(buf, len), &len);
 	if (!out)
 		goto oom;

@@ -37,12 +37,11 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
+# shellcheck source=lib/rootfs.sh
+. tests/lib/rootfs.sh
 host=$tmp/host
-tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
-	die "make-host failed"
+dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 [ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
-mkdir -p "$tmp/cdi"
-"$B/cdi-generate" --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
 ! grep -q 'hooks:' "$tmp/cdi/nvidia.yaml" || die "the generated spec has hooks"
 
 cat >"$tmp/probe.c" <<'EOF'
@@ -89,16 +88,7 @@ EOF
 # A minimal Debian-layout glibc rootfs: merged /usr, the loader and libc, no ld.so.cache.
 bundle=$tmp/bundle
 rootfs=$bundle/rootfs
-mkdir -p "$rootfs"/usr/{bin,lib/x86_64-linux-gnu,lib64} "$rootfs"/{etc,dev,proc,sys,tmp,run}
-ln -s usr/bin "$rootfs/bin"
-ln -s usr/lib "$rootfs/lib"
-ln -s usr/lib64 "$rootfs/lib64"
-multiarch=$(dirname "$(readlink -f /lib64/ld-linux-x86-64.so.2)")
-for l in ld-linux-x86-64.so.2 libc.so.6; do
-	cp -L "$multiarch/$l" "$rootfs/usr/lib/x86_64-linux-gnu/$l" || die "cannot copy $l"
-done
-ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/ld-linux-x86-64.so.2"
-echo 12.0 >"$rootfs/etc/debian_version"
+make_debian_rootfs "$rootfs" || die "cannot build the rootfs"
 cp "$tmp/probe" "$rootfs/usr/bin/probe"
 
 nodes=(/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia3 /dev/nvidia7 /dev/nvidiactl

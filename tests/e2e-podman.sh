@@ -3,9 +3,10 @@
 # edits for the same CDI devices.
 #
 # How the comparison is made sound:
-#   1. A temp spec goes into /etc/cdi, which podman 4.3 always reads (with /var/run/cdi). Any
-#      existing /etc/cdi is renamed aside and put back on every exit path; a lock serialises
-#      concurrent runs of this test.
+#   1. A temp spec goes into /etc/cdi, which podman 4.3 always reads (with /var/run/cdi) and
+#      cannot be told otherwise (no --cdi-spec-dir). The test runs in a private mount namespace
+#      (unshare -m) where /etc is an overlay over the machine's and /etc/cdi an empty tmpfs: the
+#      spec exists only there, and the machine's /etc/cdi is never read or written.
 #   2. Two containers are created from the same local image with the same options, one plain
 #      ("base") and one with --device for the CDI devices ("cdi"). `podman init` writes each
 #      one's config.json under `podman inspect --format '{{.StaticDir}}'` (when the runtime then
@@ -39,20 +40,19 @@ cd "$(dirname "$0")/.."
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*"; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (writes /etc/cdi)"
+[ "$(id -u)" -eq 0 ] || skip "needs root (a private mount namespace)"
 command -v podman >/dev/null 2>&1 || skip "podman not installed"
 command -v jq >/dev/null 2>&1 || skip "jq not installed"
-command -v flock >/dev/null 2>&1 || skip "flock not installed"
+command -v unshare >/dev/null 2>&1 || skip "unshare not installed"
 [ -x "$B/cdi-apply" ] || die "$B/cdi-apply not built"
 
-lockdir=/run/lock
-[ -d "$lockdir" ] || lockdir=/tmp
-exec 9>"$lockdir/cdikit-e2e-podman.lock"
-flock -w 600 9 || skip "another e2e-podman run holds the lock"
+# Everything below runs in a mount namespace of its own: /etc/cdi is a tmpfs there.
+if [ -z "${CDIKIT_PODMAN_PRIVATE_ETC:-}" ]; then
+	CDIKIT_PODMAN_PRIVATE_ETC=1 exec unshare -m --propagation private bash "$0" "$@"
+	skip "unshare -m failed"
+fi
 
 tmp=$(mktemp -d /tmp/cdikit-e2e-podman.XXXXXX)
-etc_backup=
-etc_created=0
 P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-tmp"
 	--storage-driver vfs --hooks-dir "$tmp/hooks.d" --events-backend none
 	--cgroup-manager cgroupfs)
@@ -63,10 +63,6 @@ cdi=cdikit-e2e-cdi-$$
 cleanup() {
 	"${P[@]}" rm -f "$base" "$cdi" >/dev/null 2>&1
 	"${P[@]}" rmi -f "$image" >/dev/null 2>&1
-	if [ "$etc_created" -eq 1 ]; then
-		rm -rf /etc/cdi
-		[ -z "$etc_backup" ] || mv "$etc_backup" /etc/cdi
-	fi
 	# podman may leave its shm or overlay mounts behind when the runtime failed
 	findmnt -rn -o TARGET | grep -F "$tmp/" | sort -r | while read -r m; do umount -l "$m"; done
 	rm -rf "$tmp"
@@ -124,12 +120,12 @@ EOF
 }
 devices=("$kind=dev0" "$kind=dev1")
 
-if [ -e /etc/cdi ] || [ -L /etc/cdi ]; then
-	etc_backup=/etc/cdi.cdikit-e2e-backup.$$
-	mv /etc/cdi "$etc_backup" || die "cannot move /etc/cdi aside"
-fi
-etc_created=1
-mkdir -p /etc/cdi
+# The private /etc: an overlay (so /etc/cdi can be made where the machine has none) and an empty
+# tmpfs on /etc/cdi. Both vanish with this namespace.
+mkdir -p "$tmp/etc-upper" "$tmp/etc-work"
+mount -t overlay cdikit-etc -o "lowerdir=/etc,upperdir=$tmp/etc-upper,workdir=$tmp/etc-work" /etc ||
+	skip "cannot mount an overlay on /etc in a private namespace"
+mkdir -p /etc/cdi && mount -t tmpfs -o mode=0755 cdikit-cdi /etc/cdi || skip "cannot mount a tmpfs on /etc/cdi"
 spec_yaml >/etc/cdi/cdikit-e2e-podman.yaml
 
 common=(--user 1000:1000 --network none)

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "../generate/ldcache.h"
+#include "ldcache.h"
 
 static char tmp[] = "/tmp/cdikit-ldcache.XXXXXX";
 static bool have_tmp;
@@ -157,8 +157,43 @@ static char *make_old_format(const char *new_data, size_t new_size, uint32_t n_o
 		memcpy(buf + 16 + i * 12 + 8, &value, 4);
 	}
 	memcpy(buf + off + pad, new_data, new_size);
+	/* Extension offsets count from the start of the file (ldconfig -c compat, dl-cache.c). */
+	{
+		char *hdr = buf + off + pad;
+		uint32_t ext, count, shift = (uint32_t)(off + pad);
+
+		memcpy(&ext, hdr + 32, 4);
+		if (ext) {
+			memcpy(&count, hdr + ext + 4, 4);
+			for (uint32_t i = 0; i < count; i++) {
+				uint32_t so;
+
+				memcpy(&so, hdr + ext + 8 + 16 * i + 8, 4);
+				so += shift;
+				memcpy(hdr + ext + 8 + 16 * i + 8, &so, 4);
+			}
+			ext += shift;
+			memcpy(hdr + 32, &ext, 4);
+		}
+	}
 	*ret_size = size;
 	return buf;
+}
+
+/* What ldconfig itself writes with -c compat: libc5 table, then the new cache. */
+Test(ldcache, real_compat_format)
+{
+	struct cdi_error err = {0};
+	struct ldcache *c = NULL;
+	char *path = make_real_cache();
+
+	sh("ldconfig -c compat -r '%s/root'", tmp);
+	cr_assert_eq(ldcache_load(path, &c, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(c->old_format, 1);
+	check_real_entries(c);
+	cr_assert(c->generator && strncmp(c->generator, "ldconfig", 8) == 0);
+	ldcache_free(c);
+	free(path);
 }
 
 Test(ldcache, old_combined_format)

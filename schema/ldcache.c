@@ -10,7 +10,10 @@
  *   uint32 osversion, uint64 hwcap} (24 bytes); then len_strings bytes of
  *   strings. key/value are offsets from the new header into those strings.
  *   glibc >= 2.33 appends an extension directory at extension_offset:
- *   uint32 magic 0xeaa42174, uint32 count, count x {uint32 tag, flags, offset, size}.
+ *   uint32 magic 0xeaa42174, uint32 count, count x {uint32 tag, flags, offset, size}:
+ *   tag 0 the generator string, tag 1 the glibc-hwcaps subdirectory names (uint32 string
+ *   offsets). Those offsets, like extension_offset, count from the start of the file, as the
+ *   loader reads them (dl-cache.c); ldconfig -c compat writes them so.
  *
  * Only the new-format entries are read (the libc5 ones are for a linker no
  * one runs). Every offset is checked against the file before it is followed,
@@ -23,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "ldcache.h"
 #include "macro.h"
 #include "problem.h"
@@ -50,6 +54,7 @@
 #define EXT_HEADER_SIZE 8
 #define EXT_SECTION_SIZE 16
 #define EXT_TAG_GENERATOR 0
+#define EXT_TAG_HWCAPS 1
 
 static uint32_t rd32(const char *p)
 {
@@ -65,6 +70,19 @@ static uint64_t rd64(const char *p)
 
 	memcpy(&v, p, sizeof(v));
 	return v;
+}
+
+int ldcache_flags_for_elf(unsigned char elf_class, uint16_t machine, int needs_libc6)
+{
+	const struct arch_abi *abi = arch_by_elf(elf_class, machine);
+
+	if (!abi)
+		return -1;
+	/* 64-bit objects are always libc6 to ldconfig; 32-bit ones only when they need libc.so.6
+	 * (readelflib.c), else plain ELF, which the loader accepts as well. */
+	if (abi == &arch_native)
+		return (int)(abi->cache_flags | LDCACHE_FLAG_LIBC6);
+	return (int)(abi->cache_flags | (needs_libc6 ? LDCACHE_FLAG_LIBC6 : LDCACHE_FLAG_ELF));
 }
 
 const char *ldcache_arch_name(unsigned arch)
@@ -159,9 +177,13 @@ static const char *string_at(const char *base, uint32_t rel, size_t lo, size_t h
 	return base + rel;
 }
 
-static int parse_extensions(struct ldcache *c, const char *base, size_t avail, uint32_t ext_off,
-			    const char *name, struct cdi_error *err)
+/* The extension sections, offsets from the start of the file. ret_hwcaps: the glibc-hwcaps
+ * name table, left empty when the loader would ignore it (empty, unaligned, size % 4). */
+static int parse_extensions(struct ldcache *c, uint32_t ext_off, const char *name,
+			    const char **ret_hwcaps, size_t *ret_n_hwcaps, struct cdi_error *err)
 {
+	const char *base = c->data;
+	size_t avail = c->size;
 	uint32_t count;
 
 	if (ext_off % 4 != 0 || ext_off > avail || avail - ext_off < EXT_HEADER_SIZE)
@@ -189,9 +211,25 @@ static int parse_extensions(struct ldcache *c, const char *base, size_t avail, u
 		if (tag == EXT_TAG_GENERATOR) {
 			c->generator = base + off;
 			c->generator_len = len;
+		} else if (tag == EXT_TAG_HWCAPS && len > 0 && off % 4 == 0 && len % 4 == 0) {
+			*ret_hwcaps = base + off;
+			*ret_n_hwcaps = len / 4;
 		}
 	}
 	return 0;
+}
+
+/* Each glibc-hwcaps entry gets its subdirectory's name where the table and string are sound (the
+ * loader skips the others, as it finds no priority for them). */
+static void name_hwcaps_entries(struct ldcache *c, const char *table, size_t n)
+{
+	for (size_t i = 0; i < c->n_entries; i++) {
+		struct ldcache_entry *e = &c->entries[i];
+		uint32_t idx = (uint32_t)e->hwcap;
+
+		if (ldcache_entry_is_hwcaps(e) && idx < n)
+			e->hwcaps = string_at(c->data, rd32(table + (size_t)idx * 4), 0, c->size);
+	}
 }
 
 /* Parse data (owned by c already). */
@@ -247,6 +285,7 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 		uint32_t key = rd32(e + 4), value = rd32(e + 8);
 
 		memcpy(&out->flags, e, sizeof(out->flags));
+		out->osversion = rd32(e + 12);
 		out->hwcap = rd64(e + 16);
 		out->key = string_at(base, key, strings_lo, strings_hi);
 		out->value = string_at(base, value, strings_lo, strings_hi);
@@ -260,9 +299,13 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 	c->n_entries = nlibs;
 
 	if (ext_off != 0) {
-		r = parse_extensions(c, base, avail, ext_off, name, err);
+		const char *hwcaps = NULL;
+		size_t n_hwcaps = 0;
+
+		r = parse_extensions(c, ext_off, name, &hwcaps, &n_hwcaps, err);
 		if (r < 0)
 			return r;
+		name_hwcaps_entries(c, hwcaps, n_hwcaps);
 	}
 	return 0;
 }
@@ -309,11 +352,8 @@ int ldcache_parse(const void *data, size_t size, const char *name, struct ldcach
 int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	struct stat st;
-	size_t got = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		int r = negative_errno();
 
@@ -321,6 +361,15 @@ int ldcache_load(const char *path, struct ldcache **ret, struct cdi_error *err)
 			return r; /* a host without a cache is the caller's call */
 		return cdi_fail(err, r, "%s: cannot open: %s", path, strerror(-r));
 	}
+	return ldcache_load_fd(fd, path, ret, err);
+}
+
+int ldcache_load_fd(int fd, const char *path, struct ldcache **ret, struct cdi_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t got = 0;
+
 	if (fstat(fd, &st) < 0) {
 		int r = negative_errno();
 

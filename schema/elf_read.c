@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf.h"
+#include "elf_read.h"
 #include "macro.h"
 #include "problem.h"
 

@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+#include <elf.h> /* ET_DYN */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "arch.h"
+#include "array.h"
+#include "elf_read.h"
+#include "injected_libs.h"
+#include "ldcache.h"
+#include "macro.h"
+#include "problem.h"
+#include "strv.h"
+
+/* One library file, read once however many mounts show it. */
+struct lib_file {
+	dev_t dev;
+	ino_t ino;
+	bool usable;
+	struct lib_ident id; /* id.soname NULL: named by each mount's file name */
+};
+
+/* One mount of a library, a candidate for the cache. */
+struct candidate {
+	const struct lib_file *file;
+	const char *source;
+	const char *dest;
+	bool named; /* the mount's file name is the soname */
+	bool home;  /* the mount's directory is where the file lives on the host */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static bool is_lib_name(const char *name)
+{
+	return strncmp(name, "lib", 3) == 0 && strstr(name, ".so") != NULL;
+}
+
+unsigned libcuda_major(const char *name)
+{
+	const char *p;
+	char *end;
+	unsigned long v;
+
+	if (strncmp(name, "libcuda.so.", 11) != 0)
+		return 0;
+	p = name + 11;
+	if (*p < '0' || *p > '9')
+		return 0;
+	v = strtoul(p, &end, 10);
+	/* libcuda.so.1 is the soname, not a version: a driver version has a dot after the major */
+	if (*end != '.' || v == 0 || v > 100000)
+		return 0;
+	return (unsigned)v;
+}
+
+static bool is_bind(const json_t *mount)
+{
+	const json_t *opt;
+	size_t i;
+
+	if (json_is_string(json_object_get(mount, "type")) &&
+	    strcmp(json_string_value(json_object_get(mount, "type")), "bind") == 0)
+		return true;
+	json_array_foreach (json_object_get(mount, "options"), i, opt)
+		if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
+					    strcmp(json_string_value(opt), "rbind") == 0))
+			return true;
+	return false;
+}
+
+/* Whether dest's directory is the tail of source's (the host root may prefix it). */
+static bool same_dir(const char *dest, const char *source)
+{
+	size_t dl = (size_t)(base_name(dest) - dest), sl = (size_t)(base_name(source) - source);
+
+	if (dl > sl)
+		return false;
+	return memcmp(source + sl - dl, dest, dl) == 0 &&
+	       (sl == dl || source[sl - dl - 1] == '/' || dest[0] == '/');
+}
+
+int lib_ident(int fd, const char *name, struct lib_ident *ret)
+{
+	struct elf_info info = { 0 };
+	struct cdi_error ignored = { 0 };
+	bool libc6 = false;
+	int flags, r = 0;
+
+	/* Not an ELF file, or a broken one: not a library for the cache, as ldconfig skips it. */
+	if (elf_read_fd(fd, name, ELF_READ_NEEDED, &info, &ignored) < 0) {
+		cdi_error_reset(&ignored);
+		return 0;
+	}
+	for (size_t i = 0; i < info.n_needed; i++)
+		libc6 = libc6 || strcmp(info.needed[i], "libc.so.6") == 0;
+	flags = ldcache_flags_for_elf(info.elf_class, info.machine, libc6);
+	if (info.type == ET_DYN && info.has_dynamic && flags >= 0) {
+		*ret = (struct lib_ident){ .flags = flags };
+		ret->soname = TAKE_PTR(info.soname);
+		r = 1;
+	}
+	elf_info_clear(&info);
+	return r;
+}
+
+/* The library file behind source, read on first sight; NULL when source is no library. Files
+ * are allocated one by one: candidates keep pointers to them while the list grows. */
+static const struct lib_file *lib_file_of(struct lib_file ***files, size_t *n, size_t *cap,
+					  const char *source, int *ret)
+{
+	_cleanup_close_ int fd = -1;
+	struct lib_file *f;
+	struct stat st;
+
+	*ret = 0;
+	fd = open(source, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		return NULL; /* a missing source is the runtime's error to report, not ours */
+	for (size_t i = 0; i < *n; i++)
+		if ((*files)[i]->dev == st.st_dev && (*files)[i]->ino == st.st_ino)
+			return (*files)[i]->usable ? (*files)[i] : NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f || ARRAY_RESERVE(*files, *cap, *n + 1) < 0) {
+		free(f);
+		*ret = -ENOMEM;
+		return NULL;
+	}
+	(*files)[(*n)++] = f;
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->usable = lib_ident(fd, source, &f->id) > 0;
+	return f->usable ? f : NULL;
+}
+
+static const char *soname_of(const struct candidate *c)
+{
+	return c->file->id.soname ? c->file->id.soname : base_name(c->dest);
+}
+
+/* c beats best for the one cache entry of their soname and flags. */
+static bool better(const struct candidate *c, const struct candidate *best)
+{
+	if (c->named != best->named)
+		return c->named;
+	return c->home && !best->home;
+}
+
+static int add_chosen(struct injected_libs *libs, const struct candidate *c)
+{
+	struct injected_lib *l;
+	const char *dir_end = base_name(c->dest);
+	_cleanup_free_ char *dir = NULL;
+
+	if (ARRAY_RESERVE(libs->v, libs->cap, libs->n + 1) < 0)
+		return -ENOMEM;
+	l = &libs->v[libs->n];
+	*l = (struct injected_lib){ .flags = c->file->id.flags };
+	l->soname = strdup(soname_of(c));
+	l->path = strdup(c->dest);
+	libs->n++;
+	if (!l->soname || !l->path)
+		return -ENOMEM;
+	dir = strndup(c->dest, dir_end - c->dest > 1 ? (size_t)(dir_end - c->dest - 1) : 1);
+	if (!dir)
+		return -ENOMEM;
+	if (!strv_contains(libs->dirs, dir)) {
+		char **grown = realloc(libs->dirs, (libs->n_dirs + 2) * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		libs->dirs = grown;
+		libs->dirs[libs->n_dirs++] = TAKE_PTR(dir);
+		libs->dirs[libs->n_dirs] = NULL;
+	}
+	return 0;
+}
+
+/* One entry per soname and flags: the best candidate, listed where its soname first shows. */
+static int choose(struct injected_libs *libs, struct candidate *c, size_t n)
+{
+	_cleanup_free_ bool *done = calloc(n ? n : 1, sizeof(*done));
+
+	if (!done)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		size_t best = i;
+		int r;
+
+		if (done[i])
+			continue;
+		for (size_t j = i + 1; j < n; j++) {
+			if (done[j] || c[j].file->id.flags != c[i].file->id.flags ||
+			    strcmp(soname_of(&c[j]), soname_of(&c[i])) != 0)
+				continue;
+			done[j] = true;
+			if (better(&c[j], &c[best]))
+				best = j;
+		}
+		r = add_chosen(libs, &c[best]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct cdi_error *err)
+{
+	_cleanup_free_ struct candidate *cands = NULL;
+	struct lib_file **files = NULL;
+	size_t n_files = 0, cap_files = 0, n_cands = 0, cap_cands = 0, i;
+	unsigned cuda_major = 0;
+	struct injected_libs libs = { 0 };
+	const json_t *mount, *mounts = json_object_get(oci, "mounts");
+	int r = 0;
+
+	if (json_array_size(mounts) > INJECTED_LIBS_MAX_MOUNTS)
+		return cdi_fail(err, -E2BIG, "mounts: %zu entries, more than %u",
+				json_array_size(mounts), INJECTED_LIBS_MAX_MOUNTS);
+	json_array_foreach (mounts, i, mount) {
+		const char *dest = json_string_value(json_object_get(mount, "destination"));
+		const char *source = json_string_value(json_object_get(mount, "source"));
+		const struct lib_file *f;
+		unsigned major;
+
+		if (!dest || !source || dest[0] != '/' || source[0] != '/' ||
+		    !is_lib_name(base_name(dest)) || !is_bind(mount))
+			continue;
+		/* A library is mounted at up to five names: open each source once. */
+		f = NULL;
+		for (size_t k = n_cands; k-- > 0 && !f;)
+			if (strcmp(cands[k].source, source) == 0)
+				f = cands[k].file;
+		if (!f)
+			f = lib_file_of(&files, &n_files, &cap_files, source, &r);
+		if (r < 0)
+			goto out;
+		if (!f)
+			continue;
+		major = libcuda_major(base_name(source));
+		if (major &&
+		    ((unsigned)f->id.flags & LDCACHE_FLAG_ARCH_MASK) == arch_native.cache_flags)
+			cuda_major = major;
+		if (ARRAY_RESERVE(cands, cap_cands, n_cands + 1) < 0) {
+			r = -ENOMEM;
+			goto out;
+		}
+		cands[n_cands++] = (struct candidate){
+			.file = f,
+			.source = source,
+			.dest = dest,
+			.named = !f->id.soname || strcmp(base_name(dest), f->id.soname) == 0,
+			.home = same_dir(dest, source),
+		};
+	}
+	libs.cuda_major = cuda_major;
+	r = choose(&libs, cands, n_cands);
+out:
+	for (size_t k = 0; k < n_files; k++) {
+		free(files[k]->id.soname);
+		free(files[k]);
+	}
+	free(files);
+	if (r < 0) {
+		injected_libs_clear(&libs);
+		return cdi_fail(err, r, "reading the injected libraries: %s", strerror(-r));
+	}
+	*ret = libs;
+	return 0;
+}
+
+void injected_libs_clear(struct injected_libs *libs)
+{
+	for (size_t i = 0; i < libs->n; i++) {
+		free(libs->v[i].soname);
+		free(libs->v[i].path);
+	}
+	free(libs->v);
+	strv_free(libs->dirs);
+	*libs = (struct injected_libs){ 0 };
+}
