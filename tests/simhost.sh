@@ -77,6 +77,22 @@ lib.nvmlShutdown()
 EOF
 }
 
+# One readelf for many objects: "path class soname-or-- needs-libc(0/1)" per file.
+elf_summary() {
+	local f
+	local -a files=()
+	for f in "$@"; do [ -f "$f" ] && files+=("$f"); done
+	[ ${#files[@]} -gt 0 ] || return 0
+	# readelf names each file only when given several: /dev/null makes two at least.
+	readelf -h -d "${files[@]}" /dev/null 2>/dev/null | awk '
+		function flush() { if (f != "" && f != "/dev/null") print f, cls, so, libc }
+		/^File: / { flush(); f = $2; cls = "?"; so = "-"; libc = 0 }
+		/^ *Class:/ { cls = $2 }
+		/\(SONAME\)/ { s = $0; sub(/.*\[/, "", s); sub(/\].*/, "", s); so = s }
+		/\(NEEDED\).*\[libc\.so\.6\]/ { libc = 1 }
+		END { flush() }'
+}
+
 # expected: topology gpus driver cuda has-mig-symbols mig-devices [mig-capable]
 check_host() {
 	local t=$1 ngpus=$2 driver=$3 cuda=$4 migsyms=$5 nmigs=$6 migcap=${7:-$5} R=$work/$1
@@ -102,20 +118,17 @@ check_host() {
 	fi
 
 	# Real ELF objects with the driver's sonames, links as the installer makes them.
-	local f so want elf n32=0 n64=0
-	for f in "$L64"/*.so."$driver" "$L64"/vdpau/*.so."$driver" "$L32"/*.so."$driver" "$L32"/vdpau/*.so."$driver"; do
-		[ -f "$f" ] || continue
-		elf=$(readelf -h -d "$f" 2>&1)
-		[[ $elf =~ \(SONAME\)[^[]*\[([^]]*)\] ]] || { bad "$t: $f has no SONAME"; continue; }
-		so=${BASH_REMATCH[1]}
+	local f so want cls libc n32=0 n64=0
+	while read -r f cls so libc; do
+		[ "$so" != - ] || { bad "$t: $f has no SONAME"; continue; }
 		ok
 		case $f in */i386-linux-gnu/*) want=ELF32; n32=$((n32 + 1)) ;; *) want=ELF64; n64=$((n64 + 1)) ;; esac
-		[[ $elf =~ Class:\ *$want ]] || bad "$t: $f is not $want"
-		[[ $elf =~ NEEDED.*\[libc.so.6\] ]] || bad "$t: $f does not need libc.so.6 (ldconfig would not file it as libc6)"
+		[ "$cls" = "$want" ] || bad "$t: $f is not $want"
+		[ "$libc" = 1 ] || bad "$t: $f does not need libc.so.6 (ldconfig would not file it as libc6)"
 		if [ "$so" != "${f##*/}" ]; then
 			[ "$(readlink "${f%/*}/$so")" = "${f##*/}" ] || bad "$t: ${f%/*}/$so does not link to ${f##*/}"
 		fi
-	done
+	done < <(elf_summary "$L64"/*.so."$driver" "$L64"/vdpau/*.so."$driver" "$L32"/*.so."$driver" "$L32"/vdpau/*.so."$driver")
 	echo "$t: $n64 64-bit and $n32 32-bit driver libraries"
 	check "$t: at least 20 64-bit libraries" [ "$n64" -ge 20 ]
 	check "$t: at least 14 32-bit libraries" [ "$n32" -ge 14 ]
@@ -162,11 +175,22 @@ check_host() {
 	check "$t: params" grep -qx 'ModifyDeviceFiles: 1' "$R/proc/driver/nvidia/params"
 	check "$t: params mode" grep -qx 'DeviceFileMode: 438' "$R/proc/driver/nvidia/params"
 	check "$t: $ngpus information files" [ "$(ls "$R/proc/driver/nvidia/gpus" | wc -l)" -eq "$ngpus" ]
-	local info minor
+	# uuid -> minor of every information file (read with builtins: big64 has 64 of them).
+	local info line minor bus uuid
+	local -A proc_minor=()
 	for info in "$R"/proc/driver/nvidia/gpus/*/information; do
-		minor=$(sed -nE 's/^Device Minor: \t ([0-9]+)$/\1/p' "$info")
+		minor= bus= uuid=
+		while IFS= read -r line; do
+			case $line in
+			"Device Minor: "$'\t'" "*) minor=${line##* } ;;
+			"Bus Location: "$'\t'" "*) bus=${line##* } ;;
+			"GPU UUID: "$'\t'" "*) uuid=${line##* } ;;
+			esac
+		done <"$info"
 		[ -n "$minor" ] || { bad "$t: $info has no Device Minor"; continue; }
-		grep -qx "Bus Location: "$'\t'" $(basename "$(dirname "$info")")" "$info" || bad "$t: $info bus location"
+		info=${info%/information}
+		[ "$bus" = "${info##*/}" ] || bad "$t: $info bus location"
+		proc_minor[$uuid]=$minor
 		ok
 	done
 	local uvm caps
@@ -187,10 +211,9 @@ check_host() {
 			check "$t: NVML summary" [ "$(head -1 "$work/nvml")" = "$ngpus $driver $cuda $migsyms" ]
 			check "$t: $nmigs MIG devices" [ "$(tail -n +2 "$work/nvml" | awk '{print $5}' | tr ',' '\n' | grep -c /)" -eq "$nmigs" ]
 			# NVML and procfs agree on every GPU's uuid and minor.
-			local _ i m b u migs
+			local _ i m u migs
 			while read -r _ i m u migs; do
-				b=$(grep -l "GPU UUID: "$'\t'" $u" "$R"/proc/driver/nvidia/gpus/*/information)
-				[ -n "$b" ] && grep -qx "Device Minor: "$'\t'" $m" "$b" || bad "$t: GPU $i ($u) differs in procfs"
+				[ "${proc_minor[$u]:-}" = "$m" ] || bad "$t: GPU $i ($u) differs in procfs"
 				ok
 			done < <(tail -n +2 "$work/nvml")
 		else
@@ -338,16 +361,18 @@ branch_libs() { # what root driver expected-present... -- expected-absent...
 		fi
 	done
 	# Every versioned file is reachable through the cache by its SONAME (or its name).
-	for f in "$R"/usr/lib/x86_64-linux-gnu/lib*.so."$driver"; do
-		so=$(readelf -d "$f" | sed -nE 's/.*\(SONAME\).*\[(.*)\]/\1/p')
-		[ -n "$so" ] || so=${f##*/}
+	local cls libc
+	while read -r f cls so libc; do
+		[ "$so" != - ] || so=${f##*/}
 		grep -q "^	$so (libc6,x86-64) => " "$work/cache" || bad "$t: ${f##*/} ($so) not in the cache"
 		ok
-	done
+	done < <(elf_summary "$R"/usr/lib/x86_64-linux-gnu/lib*.so."$driver")
 }
 
 # Branches: the file sets of 535 and 570 (550 is every host above).
-if build single "$work/b535" --branch 535; then
+# (535 also carries the control-node and params options, 570 the fabric options: fewer builds.)
+if build single "$work/b535" --branch 535 --no-uvm-nodes --no-ctl-node --params DeviceFileGID=44 \
+	--params DeviceFileMode=432 --modules; then
 	R=$work/b535
 	check "535: driver version" grep -q 'Kernel Module  535.183.01  ' "$R/proc/driver/nvidia/version"
 	check "535: 195 nvidia-frontend (before 545)" [ "$(grep '^195 ' "$R/proc/devices")" = "195 nvidia-frontend" ]
@@ -362,7 +387,8 @@ if build single "$work/b535" --branch 535; then
 	check "535: libnvidia-vulkan-producer has no SONAME" bash -c "! readelf -d '$R/usr/lib/x86_64-linux-gnu/libnvidia-vulkan-producer.so.535.183.01' | grep -q SONAME"
 	check "535: egl-wayland 1.1.11" [ "$(readlink "$R/usr/lib/x86_64-linux-gnu/libnvidia-egl-wayland.so.1")" = libnvidia-egl-wayland.so.1.1.11 ]
 fi
-if build single "$work/b570" --branch 570; then
+if build single "$work/b570" --branch 570 --gds --gdrcopy --mofed --mps --firmware-path /usr/local/nvidia/firmware \
+	--imex-channels 5; then
 	R=$work/b570
 	branch_libs 570 "$R" 570.148.08 libnvidia-sandboxutils.so.1 libnvidia-vksc-core.so.1 \
 		libnvidia-gpucomp.so.570.148.08 libnvidia-egl-xcb.so.1 libnvidia-egl-xlib.so.1 libnvidia-egl-gbm.so.1 \
@@ -420,7 +446,7 @@ check_modules() { # what root
 	[ -n "$kmod_probe" ] || return 0
 	"$kmod_probe" "$M" "$R/etc/modprobe.d" nvidia_drm >"$work/probe.out" 2>&1 || bad "$t: libkmod dry run: $(cat "$work/probe.out")"
 	check "$t: libkmod: nvidia-drm after its 4 dependencies" [ "$(grep -c '^insmod' "$work/probe.out")" -ge 5 ]
-	check "$t: libkmod: options from modprobe.d" grep -q 'nvidia-drm.ko modeset=1$' "$work/probe.out"
+	check "$t: libkmod: options from modprobe.d" grep -Eq 'nvidia-drm.ko modeset=1 ?$' "$work/probe.out"
 	check "$t: libkmod: dry run succeeds" grep -qx 'probe nvidia_drm: 0' "$work/probe.out"
 	"$kmod_probe" "$M" "$R/etc/modprobe.d" nvidia_peermem >"$work/probe.out" 2>&1
 	check "$t: libkmod: an absent module is not found" grep -qx 'not found: nvidia_peermem' "$work/probe.out"
@@ -590,8 +616,8 @@ if build jetson "$work/jetson35" --l4t r35; then
 fi
 
 # Options: control nodes missing while the module is loaded, device-file params, modules tree.
-if build single "$work/nouvm" --no-uvm-nodes --no-ctl-node --params DeviceFileGID=44 --params DeviceFileMode=432 --modules; then
-	R=$work/nouvm
+if [ -d "$work/b535/dev" ]; then
+	R=$work/b535
 	check "--no-uvm-nodes: no nodes" [ ! -e "$R/dev/nvidia-uvm" -a ! -e "$R/dev/nvidia-uvm-tools" ]
 	check "--no-uvm-nodes: module loaded" grep -qx live "$R/sys/module/nvidia_uvm/initstate"
 	check "--no-uvm-nodes: region registered" [ -n "$(major_of "$R" nvidia-uvm)" ]
@@ -602,11 +628,11 @@ if build single "$work/nouvm" --no-uvm-nodes --no-ctl-node --params DeviceFileGI
 	check ".simhost records them" grep -qx 'features=modules no-uvm no-ctl' "$R/.simhost"
 	[ -e "$R/.simhost-no-depmod" ] || check_modules "--modules" "$R"
 fi
-if build single "$work/extras" --gds --gdrcopy --mofed --mps --firmware-path /usr/local/nvidia/firmware --imex-channels 5; then
-	R=$work/extras
+if [ -d "$work/b570/dev" ]; then
+	R=$work/b570
 	check "extras: gds, gdrcopy, mofed" [ -e "$R/dev/nvidia-fs0" -a -e "$R/dev/gdrdrv" -a -e "$R/dev/infiniband/uverbs0" ]
 	check "extras: MPS daemon" [ -S "$R/tmp/nvidia-mps/control" ]
-	check "extras: firmware path" [ -f "$R/usr/local/nvidia/firmware/nvidia/550.54.15/gsp_ga10x.bin" ]
+	check "extras: firmware path" [ -f "$R/usr/local/nvidia/firmware/nvidia/570.148.08/gsp_ga10x.bin" ]
 	check "extras: IMEX channel 5" [ -e "$R/dev/nvidia-caps-imex-channels/channel5" ]
 	check "extras: the first five stay as they were otherwise" [ ! -e "$R/etc/group" -a ! -e "$R/sys/bus" ]
 fi
@@ -685,6 +711,9 @@ fi
 listing() { (cd "$1" && find . -printf '%p %y %l %m\n' | sort && find . -type f ! -name '*.conf' -print0 | sort -z | xargs -0 md5sum); }
 if build dgx-mig "$work/again"; then
 	check "dgx-mig twice: same tree" diff <(listing "$work/dgx-mig") <(listing "$work/again")
+fi
+if [ -d "$work/workstation/dev" ] && build workstation "$work/again-ws"; then
+	check "workstation twice: same tree (depmod's indexes too)" diff <(listing "$work/workstation") <(listing "$work/again-ws")
 fi
 # Options: other majors, refusing a non-empty dir, --force.
 if build single "$work/majors" --uvm-major 511 --caps-major 240; then

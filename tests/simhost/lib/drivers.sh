@@ -3,137 +3,64 @@
 # 570), what each branch registers and ships, and how the libraries are installed.
 # Sources per branch: tests/simhost/README.md ("Driver branches").
 
-# name|dir|soname|dev link|DT_NEEDED (names of this table)|32-bit
-# VER stands for the driver version; soname "-": the object has none. Dependencies first.
-libs_550='
-libnvidia-ml|.|libnvidia-ml.so.1|libnvidia-ml.so||32
-libnvidia-cfg|.|libnvidia-cfg.so.1|libnvidia-cfg.so||
-libcuda|.|libcuda.so.1|libcuda.so||32
-libcudadebugger|.|libcudadebugger.so.1|||
-libnvidia-opencl|.|libnvidia-opencl.so.1|||32
-libnvidia-gpucomp|.|libnvidia-gpucomp.so.VER|||32
-libnvidia-ptxjitcompiler|.|libnvidia-ptxjitcompiler.so.1|libnvidia-ptxjitcompiler.so||32
-libnvidia-allocator|.|libnvidia-allocator.so.1|libnvidia-allocator.so||
-libnvidia-pkcs11|.|libnvidia-pkcs11.so.VER|||
-libnvidia-pkcs11-openssl3|.|libnvidia-pkcs11-openssl3.so.VER|||
-libnvidia-nvvm|.|libnvidia-nvvm.so.4|libnvidia-nvvm.so||
-libvdpau_nvidia|vdpau|libvdpau_nvidia.so.1|||32
-libnvcuvid|.|libnvcuvid.so.1|libnvcuvid.so||32
-libnvidia-encode|.|libnvidia-encode.so.1|libnvidia-encode.so|libnvcuvid|32
-libnvidia-opticalflow|.|libnvidia-opticalflow.so.1|libnvidia-opticalflow.so||32
-libnvidia-glsi|.|libnvidia-glsi.so.VER|||32
-libnvidia-eglcore|.|libnvidia-eglcore.so.VER|||32
-libnvidia-glcore|.|libnvidia-glcore.so.VER|||32
-libnvidia-tls|.|libnvidia-tls.so.VER|||32
-libnvidia-fbc|.|libnvidia-fbc.so.1|libnvidia-fbc.so||32
-libnvidia-rtcore|.|libnvidia-rtcore.so.VER|||
-libnvoptix|.|libnvoptix.so.1|||
-libGLX_nvidia|.|libGLX_nvidia.so.0||libnvidia-glcore libnvidia-tls|32
-libEGL_nvidia|.|libEGL_nvidia.so.0||libnvidia-eglcore libnvidia-glsi|32
-libGLESv2_nvidia|.|libGLESv2_nvidia.so.2||libnvidia-eglcore libnvidia-glsi|32
-libGLESv1_CM_nvidia|.|libGLESv1_CM_nvidia.so.1||libnvidia-eglcore libnvidia-glsi|32
-libnvidia-glvkspirv|.|libnvidia-glvkspirv.so.VER|||32
-libnvidia-ngx|.|libnvidia-ngx.so.1|||
-libnvidia-gtk3|.|libnvidia-gtk3.so.VER|||
+# name|dir|soname|dev link|DT_NEEDED (names of this table)|64-bit in branches|32-bit in
+# branches. VER stands for the driver version; soname "-": the object has none; "all": 440,
+# 535, 550 and 570. Dependencies first. R535: no libnvidia-gpucomp (545.29.02 added it),
+# libnvidia-vulkan-producer (no SONAME) still shipped. R570: nvsandboxutils, the Vulkan SC ICD
+# (since 560), a 32-bit libnvidia-allocator. The 550 set has no gtk2 and Wayland client (it is
+# the set the first hosts were made with, kept as it was).
+driver_libs='
+libnvidia-ml|.|libnvidia-ml.so.1|libnvidia-ml.so||all|all
+libnvidia-cfg|.|libnvidia-cfg.so.1|libnvidia-cfg.so||all|
+libnvidia-sandboxutils|.|libnvidia-sandboxutils.so.1|libnvidia-sandboxutils.so||570|
+libcuda|.|libcuda.so.1|libcuda.so||all|all
+libcudadebugger|.|libcudadebugger.so.1|||535 550 570|
+libnvidia-opencl|.|libnvidia-opencl.so.1|||all|all
+libnvidia-gpucomp|.|libnvidia-gpucomp.so.VER|||550 570|550 570
+libnvidia-ptxjitcompiler|.|libnvidia-ptxjitcompiler.so.1|libnvidia-ptxjitcompiler.so||all|all
+libnvidia-fatbinaryloader|.|libnvidia-fatbinaryloader.so.VER|||440|440
+libnvidia-allocator|.|libnvidia-allocator.so.1|libnvidia-allocator.so||535 550 570|570
+libnvidia-pkcs11|.|libnvidia-pkcs11.so.VER|||535 550 570|
+libnvidia-pkcs11-openssl3|.|libnvidia-pkcs11-openssl3.so.VER|||535 550 570|
+libnvidia-nvvm|.|libnvidia-nvvm.so.4|libnvidia-nvvm.so||535 550 570|
+libvdpau_nvidia|vdpau|libvdpau_nvidia.so.1|||all|all
+libnvcuvid|.|libnvcuvid.so.1|libnvcuvid.so||all|all
+libnvidia-encode|.|libnvidia-encode.so.1|libnvidia-encode.so|libnvcuvid|all|all
+libnvidia-opticalflow|.|libnvidia-opticalflow.so.1|libnvidia-opticalflow.so||all|all
+libnvidia-glsi|.|libnvidia-glsi.so.VER|||all|all
+libnvidia-eglcore|.|libnvidia-eglcore.so.VER|||all|all
+libnvidia-glcore|.|libnvidia-glcore.so.VER|||all|all
+libnvidia-tls|.|libnvidia-tls.so.VER|||all|all
+libnvidia-fbc|.|libnvidia-fbc.so.1|libnvidia-fbc.so||all|all
+libnvidia-ifr|.|libnvidia-ifr.so.1|libnvidia-ifr.so||440|440
+libnvidia-rtcore|.|libnvidia-rtcore.so.VER|||all|
+libnvoptix|.|libnvoptix.so.1|||all|
+libnvidia-cbl|.|libnvidia-cbl.so.VER|||440|
+libGLX_nvidia|.|libGLX_nvidia.so.0||libnvidia-glcore libnvidia-tls|all|all
+libEGL_nvidia|.|libEGL_nvidia.so.0||libnvidia-eglcore libnvidia-glsi|all|all
+libGLESv2_nvidia|.|libGLESv2_nvidia.so.2||libnvidia-eglcore libnvidia-glsi|all|all
+libGLESv1_CM_nvidia|.|libGLESv1_CM_nvidia.so.1||libnvidia-eglcore libnvidia-glsi|all|all
+libnvidia-glvkspirv|.|libnvidia-glvkspirv.so.VER|||all|all
+libnvidia-vulkan-producer|.|-|libnvidia-vulkan-producer.so||535|
+libnvidia-vksc-core|.|libnvidia-vksc-core.so.1|||570|
+libnvidia-ngx|.|libnvidia-ngx.so.1|||535 550 570|
+libnvidia-gtk2|.|libnvidia-gtk2.so.VER|||535 570|
+libnvidia-gtk3|.|libnvidia-gtk3.so.VER|||535 550 570|
+libnvidia-wayland-client|.|libnvidia-wayland-client.so.VER|||535 570|
 '
-# R535: no libnvidia-gpucomp (545.29.02 added it); libnvidia-vulkan-producer (no SONAME)
-# still shipped; gtk2 and the Wayland client of nvidia-settings.
-libs_535='
-libnvidia-ml|.|libnvidia-ml.so.1|libnvidia-ml.so||32
-libnvidia-cfg|.|libnvidia-cfg.so.1|libnvidia-cfg.so||
-libcuda|.|libcuda.so.1|libcuda.so||32
-libcudadebugger|.|libcudadebugger.so.1|||
-libnvidia-opencl|.|libnvidia-opencl.so.1|||32
-libnvidia-ptxjitcompiler|.|libnvidia-ptxjitcompiler.so.1|libnvidia-ptxjitcompiler.so||32
-libnvidia-allocator|.|libnvidia-allocator.so.1|libnvidia-allocator.so||
-libnvidia-pkcs11|.|libnvidia-pkcs11.so.VER|||
-libnvidia-pkcs11-openssl3|.|libnvidia-pkcs11-openssl3.so.VER|||
-libnvidia-nvvm|.|libnvidia-nvvm.so.4|libnvidia-nvvm.so||
-libvdpau_nvidia|vdpau|libvdpau_nvidia.so.1|||32
-libnvcuvid|.|libnvcuvid.so.1|libnvcuvid.so||32
-libnvidia-encode|.|libnvidia-encode.so.1|libnvidia-encode.so|libnvcuvid|32
-libnvidia-opticalflow|.|libnvidia-opticalflow.so.1|libnvidia-opticalflow.so||32
-libnvidia-glsi|.|libnvidia-glsi.so.VER|||32
-libnvidia-eglcore|.|libnvidia-eglcore.so.VER|||32
-libnvidia-glcore|.|libnvidia-glcore.so.VER|||32
-libnvidia-tls|.|libnvidia-tls.so.VER|||32
-libnvidia-fbc|.|libnvidia-fbc.so.1|libnvidia-fbc.so||32
-libnvidia-rtcore|.|libnvidia-rtcore.so.VER|||
-libnvoptix|.|libnvoptix.so.1|||
-libGLX_nvidia|.|libGLX_nvidia.so.0||libnvidia-glcore libnvidia-tls|32
-libEGL_nvidia|.|libEGL_nvidia.so.0||libnvidia-eglcore libnvidia-glsi|32
-libGLESv2_nvidia|.|libGLESv2_nvidia.so.2||libnvidia-eglcore libnvidia-glsi|32
-libGLESv1_CM_nvidia|.|libGLESv1_CM_nvidia.so.1||libnvidia-eglcore libnvidia-glsi|32
-libnvidia-glvkspirv|.|libnvidia-glvkspirv.so.VER|||32
-libnvidia-vulkan-producer|.|-|libnvidia-vulkan-producer.so||
-libnvidia-ngx|.|libnvidia-ngx.so.1|||
-libnvidia-gtk2|.|libnvidia-gtk2.so.VER|||
-libnvidia-gtk3|.|libnvidia-gtk3.so.VER|||
-libnvidia-wayland-client|.|libnvidia-wayland-client.so.VER|||
-'
-# R570: R550 plus nvsandboxutils, the Vulkan SC ICD (since 560), gtk2 and the Wayland client;
-# a 32-bit libnvidia-allocator (new in 570).
-libs_570='
-libnvidia-ml|.|libnvidia-ml.so.1|libnvidia-ml.so||32
-libnvidia-cfg|.|libnvidia-cfg.so.1|libnvidia-cfg.so||
-libnvidia-sandboxutils|.|libnvidia-sandboxutils.so.1|libnvidia-sandboxutils.so||
-libcuda|.|libcuda.so.1|libcuda.so||32
-libcudadebugger|.|libcudadebugger.so.1|||
-libnvidia-opencl|.|libnvidia-opencl.so.1|||32
-libnvidia-gpucomp|.|libnvidia-gpucomp.so.VER|||32
-libnvidia-ptxjitcompiler|.|libnvidia-ptxjitcompiler.so.1|libnvidia-ptxjitcompiler.so||32
-libnvidia-allocator|.|libnvidia-allocator.so.1|libnvidia-allocator.so||32
-libnvidia-pkcs11|.|libnvidia-pkcs11.so.VER|||
-libnvidia-pkcs11-openssl3|.|libnvidia-pkcs11-openssl3.so.VER|||
-libnvidia-nvvm|.|libnvidia-nvvm.so.4|libnvidia-nvvm.so||
-libvdpau_nvidia|vdpau|libvdpau_nvidia.so.1|||32
-libnvcuvid|.|libnvcuvid.so.1|libnvcuvid.so||32
-libnvidia-encode|.|libnvidia-encode.so.1|libnvidia-encode.so|libnvcuvid|32
-libnvidia-opticalflow|.|libnvidia-opticalflow.so.1|libnvidia-opticalflow.so||32
-libnvidia-glsi|.|libnvidia-glsi.so.VER|||32
-libnvidia-eglcore|.|libnvidia-eglcore.so.VER|||32
-libnvidia-glcore|.|libnvidia-glcore.so.VER|||32
-libnvidia-tls|.|libnvidia-tls.so.VER|||32
-libnvidia-fbc|.|libnvidia-fbc.so.1|libnvidia-fbc.so||32
-libnvidia-rtcore|.|libnvidia-rtcore.so.VER|||
-libnvoptix|.|libnvoptix.so.1|||
-libGLX_nvidia|.|libGLX_nvidia.so.0||libnvidia-glcore libnvidia-tls|32
-libEGL_nvidia|.|libEGL_nvidia.so.0||libnvidia-eglcore libnvidia-glsi|32
-libGLESv2_nvidia|.|libGLESv2_nvidia.so.2||libnvidia-eglcore libnvidia-glsi|32
-libGLESv1_CM_nvidia|.|libGLESv1_CM_nvidia.so.1||libnvidia-eglcore libnvidia-glsi|32
-libnvidia-glvkspirv|.|libnvidia-glvkspirv.so.VER|||32
-libnvidia-vksc-core|.|libnvidia-vksc-core.so.1|||
-libnvidia-ngx|.|libnvidia-ngx.so.1|||
-libnvidia-gtk2|.|libnvidia-gtk2.so.VER|||
-libnvidia-gtk3|.|libnvidia-gtk3.so.VER|||
-libnvidia-wayland-client|.|libnvidia-wayland-client.so.VER|||
-'
-libs_440='
-libnvidia-ml|.|libnvidia-ml.so.1|libnvidia-ml.so||32
-libnvidia-cfg|.|libnvidia-cfg.so.1|libnvidia-cfg.so||
-libcuda|.|libcuda.so.1|libcuda.so||32
-libnvidia-opencl|.|libnvidia-opencl.so.1|||32
-libnvidia-ptxjitcompiler|.|libnvidia-ptxjitcompiler.so.1|libnvidia-ptxjitcompiler.so||32
-libnvidia-fatbinaryloader|.|libnvidia-fatbinaryloader.so.VER|||32
-libvdpau_nvidia|vdpau|libvdpau_nvidia.so.1|||32
-libnvcuvid|.|libnvcuvid.so.1|libnvcuvid.so||32
-libnvidia-encode|.|libnvidia-encode.so.1|libnvidia-encode.so|libnvcuvid|32
-libnvidia-opticalflow|.|libnvidia-opticalflow.so.1|libnvidia-opticalflow.so||32
-libnvidia-glsi|.|libnvidia-glsi.so.VER|||32
-libnvidia-eglcore|.|libnvidia-eglcore.so.VER|||32
-libnvidia-glcore|.|libnvidia-glcore.so.VER|||32
-libnvidia-tls|.|libnvidia-tls.so.VER|||32
-libnvidia-fbc|.|libnvidia-fbc.so.1|libnvidia-fbc.so||32
-libnvidia-ifr|.|libnvidia-ifr.so.1|libnvidia-ifr.so||32
-libnvidia-rtcore|.|libnvidia-rtcore.so.VER|||
-libnvoptix|.|libnvoptix.so.1|||
-libnvidia-cbl|.|libnvidia-cbl.so.VER|||
-libGLX_nvidia|.|libGLX_nvidia.so.0||libnvidia-glcore libnvidia-tls|32
-libEGL_nvidia|.|libEGL_nvidia.so.0||libnvidia-eglcore libnvidia-glsi|32
-libGLESv2_nvidia|.|libGLESv2_nvidia.so.2||libnvidia-eglcore libnvidia-glsi|32
-libGLESv1_CM_nvidia|.|libGLESv1_CM_nvidia.so.1||libnvidia-eglcore libnvidia-glsi|32
-libnvidia-glvkspirv|.|libnvidia-glvkspirv.so.VER|||32
-'
+
+# branch_table BRANCH: the branch's rows as name|dir|soname|dev link|DT_NEEDED|32 ("32": also
+# a 32-bit copy).
+branch_table() {
+	local name dir soname devlink deps in64 in32
+	while IFS='|' read -r name dir soname devlink deps in64 in32; do
+		[ -n "$name" ] || continue
+		[[ " $in64 " == *" $1 "* || $in64 == all ]] || continue
+		[[ " $in32 " == *" $1 "* || $in32 == all ]] && in32=32 || in32=
+		printf '%s|%s|%s|%s|%s|%s\n' "$name" "$dir" "$soname" "$devlink" "$deps" "$in32"
+	done <<<"$driver_libs"
+}
+
 # Libraries NVIDIA ships with versions of their own: file|soname|EGL platform json (or empty).
 own_535='
 libnvidia-egl-gbm.so.1.1.0|libnvidia-egl-gbm.so.1|15_nvidia_gbm.json
@@ -172,21 +99,22 @@ branch_select() {
 	build_date="Tue Mar  5 22:23:56 UTC 2024" gcc_line="gcc version 12.2.0 (Debian 12.2.0-14) "
 	case $1 in
 	440)
-		libs=$libs_440 own_libs= driver=440.118.02 cuda=10020 vk=1.1.119
+		own_libs= driver=440.118.02 cuda=10020 vk=1.1.119
 		build_date="Thu Sep 24 03:22:16 UTC 2020" gcc_line="gcc version 8.3.0 (Debian 8.3.0-6) "
 		;;
 	535)
-		libs=$libs_535 own_libs=$own_535 driver=535.183.01 cuda=12020 vk=1.3.242
+		own_libs=$own_535 driver=535.183.01 cuda=12020 vk=1.3.242
 		build_date="Sun May 12 19:39:15 UTC 2024"
 		;;
-	550) libs=$libs_550 own_libs=$own_550 driver=550.54.15 cuda=12040 vk=1.3.277 ;;
+	550) own_libs=$own_550 driver=550.54.15 cuda=12040 vk=1.3.277 ;;
 	570)
-		libs=$libs_570 own_libs=$own_570 driver=570.148.08 cuda=12080 vk=1.4.303
+		own_libs=$own_570 driver=570.148.08 cuda=12080 vk=1.4.303
 		build_date="Fri May  2 23:31:35 UTC 2025"
 		;;
 	*) die "--branch: 535, 550 or 570 (got $1)" ;;
 	esac
 	nvml_version=${cuda:0:2}.$driver
+	libs=$(branch_table "$1")
 }
 
 # What the branch's kernel module registers in /proc/devices (beyond uvm): 545.29 and later
