@@ -605,7 +605,9 @@ if build jetson "$work/jetson"; then
 	check "jetson: sym rows resolve inside the root" [ "$(readlink "$R/usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1")" = libcuda.so.1.1 -a -f "$R$(readlink "$R/etc/vulkan/icd.d/nvidia_icd.json")" ]
 	check "jetson: nv_tegra_release" grep -q '^# R36 (release), REVISION: 4.3' "$R/etc/nv_tegra_release"
 	check "jetson: SoC family" grep -qx Tegra "$R/sys/devices/soc0/family"
-	check "jetson: no NVML, no /proc/driver/nvidia" bash -c "! find '$R' -name 'libnvidia-ml.so.*' ! -path '*/aarch64-linux-gnu/nvidia/*' | grep -q . && [ ! -e '$R/proc/driver/nvidia' ]"
+	check "jetson: no NVML outside the CSV's stand-ins" bash -c "! find '$R' -name 'libnvidia-ml.so.*' ! -path '*/aarch64-linux-gnu/nvidia/*' | grep -q ."
+	check "jetson: the display driver's version file only" [ "$(ls "$R/proc/driver/nvidia")" = version ]
+	check "jetson: the open module's version line" grep -q '^NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  36.4.3  Release Build  ' "$R/proc/driver/nvidia/version"
 	check "jetson: Ubuntu 22.04" grep -qx 'VERSION_ID="22.04"' "$R/etc/os-release"
 	devnodes_ok "$R" && want_node jetson "$R/dev/nvhost-ctrl-gpu" 497 1 660 0:44
 fi

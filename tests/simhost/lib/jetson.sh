@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Sourced by make-host: a Jetson AGX Orin on L4T R36.4 (JetPack 6, Ubuntu 22.04, aarch64).
-# No NVML and no /proc/driver/nvidia: nvidia-container-toolkit's CSV mode injects what
+# No NVML and no dGPU procfs (only the OpenRM display driver's /proc/driver/nvidia/version,
+# which real Orins have): nvidia-container-toolkit's CSV mode injects what
 # /etc/nvidia-container-runtime/host-files-for-container.d/*.csv list (rows "dev, /path",
 # "lib, /path", "sym, /path", "dir, /path"; dev paths may be globs). JetPack 6 ships
 # devices.csv and drivers.csv (JetPack 5 had them as one l4t.csv: --l4t r35 writes that).
@@ -234,6 +235,11 @@ build_jetson_root() {
 	printf 'nvidia,p3737-0000+p3701-0005\0nvidia,p3701-0005\0nvidia,tegra234\0' >"$R/proc/device-tree/compatible"
 	local m
 	for m in nvgpu nvidia nvidia_modeset nvidia_drm nvmap; do op_file "sys/module/$m/initstate" 'live\n'; done
+	# nvidia.ko here is the OpenRM display driver: it has /proc/driver/nvidia/version (in the
+	# open module's format, the L4T release as version) but no GPUs, params or capabilities.
+	mkdir -p "$R/proc/driver/nvidia"
+	printf 'NVRM version: NVIDIA UNIX Open Kernel Module for aarch64  36.4.3  Release Build  (buildbrain@mobile-u64-6354-d7000)  Wed Jan  8 01:42:39 PST 2025\nGCC version:  gcc version 11.3.0 (Buildroot 2022.08) \n' \
+		>"$R/proc/driver/nvidia/version"
 	printf '%s\n' "$jetson_kernel" >"$R/proc/sys/kernel/osrelease"
 	printf 'Linux version %s (buildbrain@mobile-u64-6354-d7000) (aarch64-buildroot-linux-gnu-gcc.br_real (Buildroot 2022.08) 11.3.0, GNU ld (GNU Binutils) 2.38) #1 SMP PREEMPT Wed Jan  8 01:48:29 PST 2025\n' \
 		"$jetson_kernel" >"$R/proc/version"
