@@ -49,6 +49,47 @@ typedef struct nvmlPciInfo_st {
 	char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "%08X:%02X:%02X.0" */
 } nvmlPciInfo_t;
 
+typedef struct nvmlMemory_st {
+	unsigned long long total;
+	unsigned long long free;
+	unsigned long long used;
+} nvmlMemory_t;
+
+/* nvmlDeviceGetBrand: what NVIDIA_REQUIRE_* "brand=" compares (libnvidia-container names
+ * only Quadro, Tesla, NVS, GRID, GeForce and TITAN; the rest are "Unknown"). */
+typedef enum nvmlBrandType_enum {
+	NVML_BRAND_UNKNOWN = 0,
+	NVML_BRAND_QUADRO = 1,
+	NVML_BRAND_TESLA = 2,
+	NVML_BRAND_NVS = 3,
+	NVML_BRAND_GRID = 4,
+	NVML_BRAND_GEFORCE = 5,
+	NVML_BRAND_TITAN = 6,
+	NVML_BRAND_NVIDIA_VAPPS = 7,
+	NVML_BRAND_NVIDIA_VPC = 8,
+	NVML_BRAND_NVIDIA_VCS = 9,
+	NVML_BRAND_NVIDIA_VWS = 10,
+	NVML_BRAND_NVIDIA_CLOUD_GAMING = 11,
+	NVML_BRAND_QUADRO_RTX = 12,
+	NVML_BRAND_NVIDIA_RTX = 13,
+	NVML_BRAND_NVIDIA = 14,
+	NVML_BRAND_GEFORCE_RTX = 15,
+	NVML_BRAND_TITAN_RTX = 16,
+	NVML_BRAND_COUNT = 18,
+} nvmlBrandType_t;
+
+typedef unsigned int nvmlDeviceArchitecture_t;
+#define NVML_DEVICE_ARCH_KEPLER 2
+#define NVML_DEVICE_ARCH_MAXWELL 3
+#define NVML_DEVICE_ARCH_PASCAL 4
+#define NVML_DEVICE_ARCH_VOLTA 5
+#define NVML_DEVICE_ARCH_TURING 6
+#define NVML_DEVICE_ARCH_AMPERE 7
+#define NVML_DEVICE_ARCH_ADA 8
+#define NVML_DEVICE_ARCH_HOPPER 9
+#define NVML_DEVICE_ARCH_BLACKWELL 10
+#define NVML_DEVICE_ARCH_UNKNOWN 0xffffffff
+
 /* Signatures, named as the symbols are exported. */
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
@@ -70,5 +111,15 @@ typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t devi
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceId_fn)(nvmlDevice_t device, unsigned int *id);
 typedef nvmlReturn_t (*nvmlDeviceGetComputeInstanceId_fn)(nvmlDevice_t device, unsigned int *id);
 typedef nvmlReturn_t (*nvmlDeviceIsMigDeviceHandle_fn)(nvmlDevice_t device, unsigned int *isMigDevice);
+typedef nvmlReturn_t (*nvmlInitWithFlags_fn)(unsigned int flags);
+typedef nvmlReturn_t (*nvmlSystemGetNVMLVersion_fn)(char *version, unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char *uuid, nvmlDevice_t *device);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_fn)(const char *pciBusId, nvmlDevice_t *device);
+typedef nvmlReturn_t (*nvmlDeviceGetBrand_fn)(nvmlDevice_t device, nvmlBrandType_t *type);
+typedef nvmlReturn_t (*nvmlDeviceGetCudaComputeCapability_fn)(nvmlDevice_t device, int *major, int *minor);
+typedef nvmlReturn_t (*nvmlDeviceGetArchitecture_fn)(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemory_t *memory);
+typedef nvmlReturn_t (*nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)(nvmlDevice_t migDevice,
+									  nvmlDevice_t *device);
 
 #endif

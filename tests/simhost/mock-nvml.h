@@ -27,23 +27,6 @@ typedef struct mock_nvmlPciInfo_v1_st {
 	unsigned int reserved3;
 } mock_nvmlPciInfo_v1_t;
 
-typedef struct nvmlMemory_st {
-	unsigned long long total;
-	unsigned long long free;
-	unsigned long long used;
-} nvmlMemory_t;
-
-typedef enum nvmlBrandType_enum {
-	NVML_BRAND_UNKNOWN = 0,
-	NVML_BRAND_QUADRO = 1,
-	NVML_BRAND_TESLA = 2,
-	NVML_BRAND_NVIDIA = 14,
-} nvmlBrandType_t;
-
-typedef unsigned int nvmlDeviceArchitecture_t;
-#define NVML_DEVICE_ARCH_VOLTA 5
-#define NVML_DEVICE_ARCH_AMPERE 7
-
 typedef struct nvmlDeviceAttributes_st {
 	unsigned int multiprocessorCount;
 	unsigned int sharedCopyEngineCount;
