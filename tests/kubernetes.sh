@@ -54,18 +54,20 @@ rootfs=$tmp/rootfs
 [ -x "$rootfs$entrypoint" ] || die "ENTRYPOINT $entrypoint is not in the image"
 ok "image: FROM scratch + stage-rootfs: $(cd "$rootfs" && find . -type f -o -type l | wc -l) files, entrypoint $entrypoint"
 
-check() { "$py" tests/kubernetes/check-manifest.py tests/kubernetes/daemonset.schema.json "$1" "$rootfs" "$version"; }
-check "$kdir/daemonset.yaml" >"$tmp/container.json" || die "$(cat "$tmp/container.json")"
-[ "$(jq -r '.args[0]' "$tmp/container.json")" = "$entrypoint" ] || die "the manifest's command is not the ENTRYPOINT"
-# Broken copies must fail: a misspelt field, a wrong type, a mount of no volume, a read-only /run.
+# Broken copies must fail: a misspelt field, a wrong type, a mount of no volume, a read-only
+# /run, no GPU node selector, another version.
 mutations=('s/nodeSelector:/nodeselector:/' 's/privileged: true/privileged: "yes"/'
 	'0,/- name: host-dev$/s//- name: host-devs/' '/mountPath: \/host\/run$/a\              readOnly: true'
 	's/nvidia.com\/gpu.present: "true"/nvidia.com\/gpu.present: "false"/' 's/image: cdikit:.*/image: cdikit:0.0.1/')
+broken=()
 for m in "${mutations[@]}"; do
-	sed "$m" "$kdir/daemonset.yaml" >"$tmp/bad.yaml"
-	! cmp -s "$tmp/bad.yaml" "$kdir/daemonset.yaml" || die "mutation $m changed nothing"
-	! check "$tmp/bad.yaml" >"$tmp/bad.out" || die "a manifest with '$m' passes"
+	broken+=("$tmp/broken-${#broken[@]}.yaml")
+	sed "$m" "$kdir/daemonset.yaml" >"${broken[-1]}"
+	! cmp -s "${broken[-1]}" "$kdir/daemonset.yaml" || die "mutation $m changed nothing"
 done
+"$py" tests/kubernetes/check-manifest.py tests/kubernetes/daemonset.schema.json "$rootfs" "$version" \
+	"$kdir/daemonset.yaml" "${broken[@]}" >"$tmp/container.json" || die "$(cat "$tmp/container.json")"
+[ "$(jq -r '.args[0]' "$tmp/container.json")" = "$entrypoint" ] || die "the manifest's command is not the ENTRYPOINT"
 ok "the DaemonSet passes the apps/v1 schema subset and the checks; ${#mutations[@]} broken copies fail"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root for runc and the simulated host's device nodes"
@@ -149,4 +151,32 @@ wait "$runc_pid"
 rc=$?
 [ "$rc" -eq 0 ] || die "the container exited $rc on SIGTERM: $(cat "$tmp/loop.out")"
 ok "SIGTERM stops it, exit 0"
+
+# The loop program itself, as this suite's build made it (with SANITIZE=1, under ASan and
+# LSan): its command line, --once, --install.
+loop=$B/cdikit-refresh-loop
+inner=(-- /run/cdikit/lib/ld.so --library-path /run/cdikit/lib /run/cdikit/bin/cdi-generate
+	--output /var/run/cdi/nvidia.yaml)
+for bad in "" "-- cdi-generate" "--interval=0 -- /bin/true" "--interval=x -- /bin/true" \
+	"--install=/cdikit -- /bin/true" "--chroot=$tmp/none -- /bin/true" "--bogus -- /bin/true"; do
+	# shellcheck disable=SC2086
+	"$loop" $bad >/dev/null 2>&1
+	[ $? -eq 2 ] || die "cdikit-refresh-loop $bad: not a usage error"
+done
+"$loop" --help | grep -q '^Usage: cdikit-refresh-loop' && "$loop" --version | grep -qF "$version" ||
+	die "cdikit-refresh-loop --help/--version"
+! "$loop" --help >/dev/full 2>/dev/null || die "--help >/dev/full succeeds"
+"$loop" --once --chroot="$host" "${inner[@]}" >"$tmp/once.out" 2>&1 && [ ! -s "$tmp/once.out" ] ||
+	die "--once on a fresh spec is not a quiet success: $(cat "$tmp/once.out")"
+"$loop" --once --chroot="$host" --install="$tmp/none:/run/cdikit" "${inner[@]}" >"$tmp/once.out" 2>&1 &&
+	die "--install of a missing tree succeeds"
+grep -q "$tmp/none" "$tmp/once.out" || die "a failed --install does not name the tree: $(cat "$tmp/once.out")"
+"$loop" --once --chroot="$host" -- /run/cdikit/bin/cdi-generate --output /var/run/cdi/nvidia.yaml >"$tmp/once.out" 2>&1 &&
+	die "--once with a command that cannot run succeeds"
+rm "$spec"
+"$loop" --once --chroot="$host" --install="$rootfs/cdikit:/run/cdikit" "${inner[@]}" >"$tmp/once.out" 2>&1 ||
+	die "--once --install: $(cat "$tmp/once.out")"
+grep -q 'rewrote the spec' "$tmp/once.out" && cmp -s "$spec" "$tmp/fresh.yaml" ||
+	die "--once did not rewrite a missing spec: $(cat "$tmp/once.out")"
+ok "cdikit-refresh-loop: usage errors, --once quiet when fresh, rewrites when missing"
 echo "PASS: kubernetes"

@@ -1,13 +1,14 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""check-manifest.py SCHEMA MANIFEST ROOTFS VERSION: check the cdikit DaemonSet offline.
+"""check-manifest.py SCHEMA ROOTFS VERSION MANIFEST [BROKEN]...: check the cdikit DaemonSet offline.
 
 The manifest against the in-tree subset of the apps/v1 DaemonSet schema (python3-jsonschema),
 then what the API server, the kubelet and the image would reject or break on: the selector
 selects the pod template, mounts name volumes, GPU nodes only, the image's version, the
 command and the programs it runs exist in the image's root filesystem ROOTFS, and the spec's
 directory is writable under the chroot. Prints one line per problem and exits 1, or prints
-the container's process and host mounts as JSON (for the runc test) and exits 0.
+the container's process and host mounts as JSON (for the runc test) and exits 0. Each BROKEN
+manifest (a damaged copy) must fail the same checks; one that passes is a problem too.
 """
 import json
 import os
@@ -69,27 +70,35 @@ def problems(ds, rootfs, version):
             yield f"the host's {d} is mounted read-only ({m['name']})"
 
 
-def main():
-    schema_file, manifest, rootfs, version = sys.argv[1:]
-    with open(schema_file) as f:
-        schema = json.load(f)
+def check(schema, manifest, rootfs, version):
+    """The problems of one manifest file and its one document."""
     with open(manifest) as f:
         docs = [d for d in yaml.safe_load_all(f) if d is not None]
-    bad = []
     if len(docs) != 1:
-        bad.append(f"{manifest}: {len(docs)} documents, want one DaemonSet")
-    else:
-        validator = jsonschema.Draft7Validator(schema)
-        for e in sorted(validator.iter_errors(docs[0]), key=lambda e: list(e.absolute_path)):
-            path = ".".join(str(p) for p in e.absolute_path) or "(top)"
-            bad.append(f"{manifest}: {path}: {e.message}")
-        if not bad:
-            bad += [f"{manifest}: {p}" for p in problems(docs[0], rootfs, version)]
+        return [f"{manifest}: {len(docs)} documents, want one DaemonSet"], None
+    validator = jsonschema.Draft7Validator(schema)
+    bad = []
+    for e in sorted(validator.iter_errors(docs[0]), key=lambda e: list(e.absolute_path)):
+        path = ".".join(str(p) for p in e.absolute_path) or "(top)"
+        bad.append(f"{manifest}: {path}: {e.message}")
+    if not bad:
+        bad += [f"{manifest}: {p}" for p in problems(docs[0], rootfs, version)]
+    return bad, docs[0]
+
+
+def main():
+    schema_file, rootfs, version, manifest = sys.argv[1:5]
+    with open(schema_file) as f:
+        schema = json.load(f)
+    bad, ds = check(schema, manifest, rootfs, version)
+    for broken in sys.argv[5:]:
+        if not check(schema, broken, rootfs, version)[0]:
+            bad.append(f"{broken}: passes, but it is broken")
     if bad:
         print("\n".join(bad))
         return 1
-    c = docs[0]["spec"]["template"]["spec"]["containers"][0]
-    volumes = {v["name"]: v for v in docs[0]["spec"]["template"]["spec"]["volumes"]}
+    c = ds["spec"]["template"]["spec"]["containers"][0]
+    volumes = {v["name"]: v for v in ds["spec"]["template"]["spec"]["volumes"]}
     print(json.dumps({
         "args": c["command"] + c.get("args", []),
         "mounts": [{"destination": m["mountPath"], "hostPath": volumes[m["name"]]["hostPath"]["path"],
