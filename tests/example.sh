@@ -4,12 +4,8 @@
 # temporary spec directories: --help, no device (exit 0, says so), the devices of a generated
 # spec (the same names as cdi-apply --list, each with its file, a later directory winning), a
 # broken spec (a warning, the rest listed), usage errors.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
 # shellcheck source=lib/install.sh
 . tests/lib/install.sh

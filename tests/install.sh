@@ -3,12 +3,8 @@
 # the way a consumer would: the headers alone (C and C++), pkg-config, a program linked
 # against libcdi.so by its soname, the tools; the man pages, units, udev rule and
 # configuration files, which an administrator's edits survive.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
 # shellcheck source=lib/install.sh
 . tests/lib/install.sh

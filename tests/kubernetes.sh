@@ -12,13 +12,8 @@
 #     /run/cdikit, writes /var/run/cdi/nvidia.yaml there with the host's own paths (the same
 #     spec cdi-generate --root writes, without the prefix), rewrites it when it goes stale,
 #     leaves it alone while fresh, and exits 0 on SIGTERM.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
 py=/usr/bin/python3
 "$py" -c 'import jsonschema, yaml' 2>/dev/null || skip "Debian's python3-jsonschema and python3-yaml are not installed"
@@ -99,9 +94,9 @@ runc_pid=$!
 
 # wait_for WHAT COMMAND...: poll COMMAND for up to 20 s.
 wait_for() {
-	local what=$1 i
+	local what=$1 _
 	shift
-	for i in $(seq 200); do
+	for _ in $(seq 200); do
 		"$@" && return 0
 		kill -0 "$runc_pid" 2>/dev/null || die "the container exited while waiting for $what: $(cat "$tmp/loop.out")"
 		sleep 0.1

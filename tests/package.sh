@@ -11,13 +11,8 @@
 #     --version and --help, cdi-generate on a simulated host, cdi-apply of its GPU 0 into a
 #     config.json, and the packaged list-devices.c example built with libcdi-dev's pkg-config
 #     file and run on the packaged libcdi0.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
 for c in dpkg-buildpackage dh lintian jq scdoc; do
 	command -v "$c" >/dev/null 2>&1 || skip "$c not installed (dpkg-dev, debhelper, lintian, jq, scdoc)"
@@ -48,7 +43,7 @@ names=$(for d in "${debs[@]}"; do dpkg-deb -f "$d" Package; done | sort | tr '\n
 ok "dpkg-buildpackage -b: $names"
 
 # Errors and warnings fail; what lintian says besides goes to the log.
-lintian --fail-on error,warning --display-info "$tmp/src"/cdikit_"$version"_*.changes >"$tmp/lintian.out" 2>&1 ||
+lintian --fail-on error,warning --display-info "$tmp/src/cdikit_${version}"_*.changes >"$tmp/lintian.out" 2>&1 ||
 	die "lintian: $(grep -v 'root privileges' "$tmp/lintian.out")"
 ok "lintian: no error or warning ($(grep -c '^[IP]:' "$tmp/lintian.out") info tags)"
 

@@ -12,13 +12,8 @@
 #   - its ExecStart against a simulated host: writes a missing spec, leaves an up-to-date one
 #     alone (same inode, nothing written), rewrites a stale one and says why, takes the
 #     environment file's settings, and fails (once; nothing restarts it) when cdi-generate does.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
 command -v systemd-analyze >/dev/null 2>&1 || skip "systemd-analyze not installed"
 command -v man >/dev/null 2>&1 || skip "man not installed (systemd-analyze checks Documentation=)"
