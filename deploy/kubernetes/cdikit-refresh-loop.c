@@ -21,16 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "macro.h"
-#include "problem.h"
 #include "tree_copy.h"
 
-#ifndef CDIKIT_VERSION
-#define CDIKIT_VERSION "0.1.0"
-#endif
-
 #define PROG "cdikit-refresh-loop"
-#define EXIT_USAGE 2
 #define EXIT_NOT_RUN 127
 /* What a check prints is shown only when it matters; more is cut. */
 #define CHECK_OUTPUT_MAX 4096
@@ -64,12 +59,6 @@ static void usage(FILE *f)
 	      f);
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-	fprintf(stderr, PROG ": %s%s\nTry '" PROG " --help'.\n", what, arg);
-	return EXIT_USAGE;
-}
-
 static int parse_interval(const char *s, struct timespec *ret)
 {
 	char *end;
@@ -89,37 +78,37 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	enum { OPT_INTERVAL = 0x100, OPT_CHROOT, OPT_INSTALL, OPT_ONCE };
 	static const struct option options[] = {
-	    {"interval", required_argument, NULL, OPT_INTERVAL},
-	    {"chroot", required_argument, NULL, OPT_CHROOT},
-	    {"install", required_argument, NULL, OPT_INSTALL},
-	    {"once", no_argument, NULL, OPT_ONCE},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
+		{ "interval", required_argument, NULL, OPT_INTERVAL },
+		{ "chroot", required_argument, NULL, OPT_CHROOT },
+		{ "install", required_argument, NULL, OPT_INSTALL },
+		{ "once", no_argument, NULL, OPT_ONCE },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	static char resolved[PATH_MAX];
 	char *colon;
 	int c;
 
-	a->interval = (struct timespec){.tv_sec = 60};
+	a->interval = (struct timespec){ .tv_sec = 60 };
 	while ((c = getopt_long(argc, argv, "+hV", options, NULL)) != -1) {
 		switch (c) {
 		case OPT_INTERVAL:
 			if (parse_interval(optarg, &a->interval) < 0)
-				return usage_error(
-				    "--interval: not a number of seconds from 0.001 to 86400: ",
-				    optarg);
+				return cli_usage_error(
+					"--interval: not a number of seconds from 0.001 to 86400: %s",
+					optarg);
 			break;
 		case OPT_CHROOT:
 			/* Resolved once: no link in it is followed again when DEST is made. */
 			if (!realpath(optarg, resolved))
-				return usage_error("--chroot: no such directory: ", optarg);
+				return cli_usage_error("--chroot: no such directory: %s", optarg);
 			a->chroot_dir = resolved;
 			break;
 		case OPT_INSTALL:
 			colon = strchr(optarg, ':');
 			if (!colon || colon == optarg || colon[1] != '/')
-				return usage_error("--install: not SRC:/DEST: ", optarg);
+				return cli_usage_error("--install: not SRC:/DEST: %s", optarg);
 			*colon = '\0';
 			a->install_src = optarg;
 			a->install_dst = colon + 1;
@@ -129,23 +118,24 @@ static int parse_args(int argc, char **argv, struct args *a)
 			break;
 		case 'h':
 			usage(stdout);
-			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_SUCCESS : EXIT_FAILURE;
+			return EXIT_SUCCESS; /* a failed write is caught at exit (cli_init) */
 		case 'V':
-			printf(PROG " (cdikit) " CDIKIT_VERSION "\n");
-			return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_SUCCESS : EXIT_FAILURE;
+			return cli_print_version();
 		default:
-			return usage_error("unknown option or missing argument: ",
-					   argv[optind - 1]);
+			return cli_usage_error("unknown option or missing argument: %s",
+					       argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
-		return usage_error("no COMMAND given", "");
+		return cli_usage_error("no COMMAND given");
 	if (argv[optind][0] != '/')
-		return usage_error("COMMAND must be an absolute path: ", argv[optind]);
+		return cli_usage_error("COMMAND must be an absolute path: %s", argv[optind]);
 	a->n_command = (size_t)(argc - optind);
 	a->command = calloc(a->n_command + 2, sizeof(*a->command));
-	if (!a->command)
-		return usage_error("out of memory", "");
+	if (!a->command) {
+		cli_error("out of memory");
+		return EXIT_FAILURE;
+	}
 	memcpy(a->command, argv + optind, a->n_command * sizeof(*a->command));
 	return -1;
 }
@@ -188,12 +178,11 @@ static int run(const struct args *a, bool check, int output_fd, const sigset_t *
 		    (dup2(output_fd, STDOUT_FILENO) < 0 || dup2(output_fd, STDERR_FILENO) < 0))
 			_exit(EXIT_NOT_RUN);
 		if (a->chroot_dir && (chroot(a->chroot_dir) < 0 || chdir("/") < 0)) {
-			fprintf(stderr, PROG ": %s: cannot change root: %s\n", a->chroot_dir,
-				strerror(errno));
+			cli_error("%s: cannot change root: %s", a->chroot_dir, strerror(errno));
 			_exit(EXIT_NOT_RUN);
 		}
 		execv(a->command[0], a->command);
-		fprintf(stderr, PROG ": %s: cannot run: %s\n", a->command[0], strerror(errno));
+		cli_error("%s: cannot run: %s", a->command[0], strerror(errno));
 		_exit(EXIT_NOT_RUN);
 	}
 	while (!done) {
@@ -227,7 +216,7 @@ static int refresh(const struct args *a, const sigset_t *waited, bool *stop)
 	int r;
 
 	if (out < 0 || ftruncate(out, 0) < 0) {
-		fprintf(stderr, PROG ": cannot hold the check's output: %s\n", strerror(errno));
+		cli_error("cannot hold the check's output: %s", strerror(errno));
 		return EXIT_FAILURE;
 	}
 	r = run(a, true, out, waited, stop);
@@ -235,8 +224,8 @@ static int refresh(const struct args *a, const sigset_t *waited, bool *stop)
 		return r < 0 ? EXIT_FAILURE : r;
 	show(out);
 	if (r != 1) {
-		fprintf(stderr, PROG ": %s --check: %s%s\n", a->command[0],
-			r < 0 ? "cannot start: " : "failed", r < 0 ? strerror(-r) : "");
+		cli_error("%s --check: %s%s", a->command[0], r < 0 ? "cannot start: " : "failed",
+			  r < 0 ? strerror(-r) : "");
 		return EXIT_FAILURE;
 	}
 	fflush(stdout);
@@ -244,8 +233,8 @@ static int refresh(const struct args *a, const sigset_t *waited, bool *stop)
 	if (r == 0)
 		printf(PROG ": rewrote the spec\n");
 	else if (!*stop)
-		fprintf(stderr, PROG ": %s failed (exit %d); next try in the next interval\n",
-			a->command[0], r < 0 ? EXIT_NOT_RUN : r);
+		cli_error("%s failed (exit %d); next try in the next interval", a->command[0],
+			  r < 0 ? EXIT_NOT_RUN : r);
 	return r < 0 ? EXIT_FAILURE : r;
 }
 
@@ -289,28 +278,28 @@ static bool wait_interval(const struct timespec *interval, const sigset_t *waite
 static int install(const struct args *a)
 {
 	_cleanup_free_ char *dst = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r;
 
 	if (asprintf(&dst, "%s%s", a->chroot_dir && strcmp(a->chroot_dir, "/") ? a->chroot_dir : "",
 		     a->install_dst) < 0) {
-		fprintf(stderr, PROG ": out of memory\n");
+		cli_error("out of memory");
 		return -ENOMEM;
 	}
 	r = tree_copy(a->install_src, dst, &err);
-	for (size_t i = 0; i < err.n_problems; i++)
-		fprintf(stderr, PROG ": --install: %s\n", err.problems[i].text);
+	cli_print_problems(&err, "--install: ");
 	cdi_error_reset(&err);
 	return r;
 }
 
 int main(int argc, char **argv)
 {
-	struct args a = {0};
+	struct args a = { 0 };
 	sigset_t waited;
 	bool stop = false;
 	int r;
 
+	cli_init(PROG);
 	r = parse_args(argc, argv, &a);
 	if (r >= 0)
 		return r;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,9 +10,11 @@
 
 #include <cdi/spec.h>
 
+#include "dir_list.h"
 #include "load.h"
 #include "macro.h"
 #include "problem.h"
+#include "strv.h"
 #include "tree_copy.h"
 
 /* mkdir -p: the destination's parents may not exist yet (a fresh /run). */
@@ -73,8 +75,8 @@ static int copy_file(const char *src, const char *dst, mode_t mode, struct cdi_e
 static int copy_dir(const char *src, const char *dst, unsigned depth, unsigned *entries,
 		    struct cdi_error *err)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *e;
+	_cleanup_strv_free_ char **names = NULL;
+	size_t n = 0;
 	int r;
 
 	if (depth > TREE_COPY_MAX_DEPTH)
@@ -83,20 +85,19 @@ static int copy_dir(const char *src, const char *dst, unsigned depth, unsigned *
 	r = make_dirs(dst, err);
 	if (r < 0)
 		return r;
-	d = opendir(src);
-	if (!d)
-		return cdi_fail(err, negative_errno(), "%s: %s", src, strerror(errno));
-	while ((errno = 0, e = readdir(d))) {
+	r = dir_list_at(AT_FDCWD, src, O_NOFOLLOW, NULL, NULL, &names, &n);
+	if (r < 0)
+		return cdi_fail(err, r, "%s: %s", src, strerror(-r));
+	*entries += (unsigned)n;
+	if (n > TREE_COPY_MAX_ENTRIES || *entries > TREE_COPY_MAX_ENTRIES)
+		return cdi_fail(err, -E2BIG, "%s: more than %d entries", src,
+				TREE_COPY_MAX_ENTRIES);
+	for (size_t i = 0; i < n; i++) {
 		_cleanup_free_ char *s = NULL, *t = NULL;
 		struct stat st;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		if (++*entries > TREE_COPY_MAX_ENTRIES)
-			return cdi_fail(err, -E2BIG, "%s: more than %d entries", src,
-					TREE_COPY_MAX_ENTRIES);
-		if (asprintf(&s, "%s/%s", src, e->d_name) < 0 ||
-		    asprintf(&t, "%s/%s", dst, e->d_name) < 0)
+		if (asprintf(&s, "%s/%s", src, names[i]) < 0 ||
+		    asprintf(&t, "%s/%s", dst, names[i]) < 0)
 			return cdi_fail(err, -ENOMEM, "out of memory");
 		if (lstat(s, &st) < 0)
 			return cdi_fail(err, negative_errno(), "%s: %s", s, strerror(errno));
@@ -111,8 +112,6 @@ static int copy_dir(const char *src, const char *dst, unsigned depth, unsigned *
 		if (r < 0)
 			return r;
 	}
-	if (errno != 0)
-		return cdi_fail(err, negative_errno(), "%s: %s", src, strerror(errno));
 	return 0;
 }
 
