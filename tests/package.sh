@@ -34,7 +34,7 @@ fi || die "cannot copy the tree"
 [ "$(cd "$src" && dpkg-parsechangelog -S Version)" = "$version" ] ||
 	die "debian/changelog is not at the Makefile's version $version"
 
-(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL DEB_BUILD_OPTIONS="nocheck parallel=2" \
+(cd "$src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u SANITIZE -u BUILD DEB_BUILD_OPTIONS="nocheck parallel=2" \
 	dpkg-buildpackage -us -uc -b) >"$tmp/build.log" 2>&1 ||
 	die "dpkg-buildpackage: $(tail -n 15 "$tmp/build.log")"
 debs=("$tmp/src"/*_"$version"_*.deb)
@@ -69,6 +69,7 @@ dpkg-deb -I "$(deb cdikit)" conffiles | sort | tr '\n' ' ' | grep -qx '/etc/cdik
 dpkg-deb -I "$(deb cdikit)" postinst | grep -q 'cdikit-refresh-mig.path' ||
 	die "the postinst does not enable the units"
 dpkg-deb -f "$(deb libcdi-dev)" Depends | grep -q "libcdi0 (= $version)" || die "libcdi-dev Depends"
+! objdump -p "$root/usr/lib/$ma/libcdi.so.$version" | grep -q 'NEEDED.*libasan' || die "the packaged libcdi is an ASan build"
 ok "contents at Debian's paths (multiarch $ma), conffiles, units enabled by postinst"
 
 # What apt would do with the package here; no cache is written and nothing installed.
