@@ -133,6 +133,10 @@ $(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
 
 # Fixtures that tests and the demo build from source (mock NVML, simulated hosts).
 -include tests/fixtures.mk
+# Man pages, units, udev rule and configuration: install-data, a prerequisite of install.
+include mk/install.mk
+# The Kubernetes DaemonSet's process.
+include mk/deploy.mk
 
 check: all $(TESTS) $(FIXTURES)
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)

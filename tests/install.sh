@@ -1,26 +1,18 @@
 #!/usr/bin/env bash
 # make install / uninstall into a DESTDIR with PREFIX and LIBDIR, then use what was installed
 # the way a consumer would: the headers alone (C and C++), pkg-config, a program linked
-# against libcdi.so by its soname, the tools.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
+# against libcdi.so by its soname, the tools; the man pages, units, udev rule and
+# configuration files, which an administrator's edits survive.
+# shellcheck source=lib/suite.sh
+. "$(dirname "$0")/lib/suite.sh"
 
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
-
-build=$B san=0 sanflags=""
-if [ "${B%/san}" != "$B" ]; then
-	build=${B%/san} san=1 sanflags="-fsanitize=address,undefined"
-fi
+# shellcheck source=lib/install.sh
+. tests/lib/install.sh
 tmp=$(mktemp -d /tmp/cdikit-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 dest=$tmp/dest
-libdir=/usr/lib/x86_64-linux-gnu
-mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory BUILD="$build" SANITIZE="$san" "$@"; }
 
-mk install DESTDIR="$dest" PREFIX=/usr LIBDIR="$libdir" >"$tmp/install.log" 2>&1 ||
-	die "make install: $(tail -n 5 "$tmp/install.log")"
+install_into "$dest"
 for f in /usr/bin/cdi-apply /usr/bin/cdi-generate /usr/include/cdi/cdi.h "$libdir/libcdi.a" \
 	"$libdir/libcdi.so.0.1.0" "$libdir/pkgconfig/libcdi.pc"; do
 	[ -f "$dest$f" ] || die "not installed: $f"
@@ -78,7 +70,6 @@ int main(void)
 	return 0;
 }
 EOF
-pc() { PKG_CONFIG_SYSROOT_DIR="$dest" PKG_CONFIG_PATH="$dest$libdir/pkgconfig" pkg-config "$@"; }
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Werror $sanflags $(pc --cflags libcdi) -o "$tmp/use" "$tmp/use.c" $(pc --libs libcdi) ||
 	die "cannot build a consumer with pkg-config"
@@ -89,10 +80,62 @@ LD_LIBRARY_PATH="$dest$libdir" ldd "$tmp/use" | grep -q "libcdi.so.0 => $dest$li
 	die "the consumer does not load libcdi.so.0"
 ok "a pkg-config consumer links libcdi.so.0 and runs"
 
-"$dest/usr/bin/cdi-apply" --version | grep -q '0.1.0' || die "installed cdi-apply"
+"$dest/usr/bin/cdi-apply" --version | grep -qF "$version" || die "installed cdi-apply"
+
+# Man pages: one per program that is installed, and the library's; each renders cleanly.
+man_pages=(man8/cdi-generate.8 man1/cdi-apply.1 man3/libcdi.3)
+[ ! -e "$dest/usr/bin/cdi-runtime" ] || man_pages+=(man8/cdi-runtime.8)
+for m in "${man_pages[@]}"; do
+	f=$dest/usr/share/man/$m
+	[ -f "$f" ] || die "not installed: /usr/share/man/$m"
+	if command -v man >/dev/null 2>&1; then
+		w=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$f" 2>&1 >/dev/null) ||
+			die "man $m fails"
+		[ -z "$w" ] || die "man $m: $w"
+	fi
+	grep -q "^\\.TH \"[a-z-]*\" \"[138]\" \"[0-9-]*\" \"cdikit $version\"\$" "$f" || die "$m: no version in .TH"
+done
+ok "man pages: ${man_pages[*]}"
+
+# Units and rule where systemd and udev look (their .pc files, else under the prefix), naming
+# the installed programs and configuration, never the DESTDIR.
+unitdir=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+presetdir=$(pkg-config --variable=systemdsystempresetdir systemd 2>/dev/null)
+udevdir=$(pkg-config --variable=udevdir udev 2>/dev/null)
+unitdir=${unitdir:-/usr/lib/systemd/system} presetdir=${presetdir:-/usr/lib/systemd/system-preset}
+rulesdir=${udevdir:-/usr/lib/udev}/rules.d
+for f in "$unitdir"/cdikit-refresh.service "$unitdir"/cdikit-refresh.path \
+	"$unitdir"/cdikit-refresh-mig.path "$presetdir"/90-cdikit.preset "$rulesdir"/70-cdikit.rules; do
+	[ -f "$dest$f" ] || die "not installed: $f"
+done
+grep -q "^ExecStart=.* /usr/bin/cdi-generate\$" "$dest$unitdir/cdikit-refresh.service" &&
+	grep -qx "EnvironmentFile=-/etc/cdikit/refresh.env" "$dest$unitdir/cdikit-refresh.service" &&
+	grep -qx "PathChanged=/usr/bin/cdi-generate" "$dest$unitdir/cdikit-refresh.path" ||
+	die "the units do not name /usr/bin/cdi-generate and /etc/cdikit/refresh.env"
+! grep -rq -e "$dest" -e '@[a-z]*@' "$dest$unitdir" || die "DESTDIR or a placeholder in the units"
+ok "units in $unitdir, preset in $presetdir, udev rule in $rulesdir"
+
+if [ -e "$build/nvidia-container-runtime-hook" ]; then
+	[ -x "$dest/usr/libexec/cdikit/nvidia-container-runtime-hook" ] ||
+		die "not installed: /usr/libexec/cdikit/nvidia-container-runtime-hook"
+	ok "nvidia-container-runtime-hook in /usr/libexec/cdikit"
+fi
+
+# The configuration: the commented defaults, then the administrator's, which neither a
+# second install nor uninstall touches.
+cmp -s deploy/config/runtime.conf "$dest/etc/cdikit/runtime.conf" &&
+	cmp -s deploy/systemd/refresh.env "$dest/etc/cdikit/refresh.env" || die "configuration files"
+! grep -v '^#' "$dest/etc/cdikit/runtime.conf" | grep -q . || die "runtime.conf sets something"
+echo 'runtime = crun' >>"$dest/etc/cdikit/runtime.conf"
+install_into "$dest"
+grep -qx 'runtime = crun' "$dest/etc/cdikit/runtime.conf" || die "make install replaced a changed runtime.conf"
 
 mk uninstall DESTDIR="$dest" PREFIX=/usr LIBDIR="$libdir" >"$tmp/uninstall.log" 2>&1 ||
 	die "make uninstall: $(tail -n 5 "$tmp/uninstall.log")"
+grep -qx 'runtime = crun' "$dest/etc/cdikit/runtime.conf" && grep -q 'keeping .*runtime.conf' "$tmp/uninstall.log" ||
+	die "make uninstall removed a changed runtime.conf (or did not say it kept it)"
+rm "$dest/etc/cdikit/runtime.conf"
+ok "a changed runtime.conf survives install and uninstall"
 left=$(find "$dest" -type f -o -type l)
 [ -z "$left" ] || die "left after uninstall: $left"
 ok "uninstall removes every file"
