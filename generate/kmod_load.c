@@ -360,6 +360,45 @@ static int open_context(const struct gen_host *host, const struct kmod_load_opti
 	return 0;
 }
 
+/* The state of each module live under its own name; true when all of them are. */
+static bool all_live(struct kmod_ctx *ctx, struct kmod_load_result *res)
+{
+	bool all = true;
+
+	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++) {
+		_cleanup_(kmod_module_unrefp) struct kmod_module *mod = NULL;
+		enum kmod_load_state s;
+
+		if (kmod_module_new_from_name(ctx, module_names[i], &mod) == 0 &&
+		    live_state(mod, &s) == 0)
+			res->modules[i].state = s;
+		else
+			all = false;
+	}
+	return all;
+}
+
+/* Each module not live yet, nvidia first; 0 or the first error of nvidia or nvidia_uvm. */
+static int load_missing(struct run *run)
+{
+	struct kmod_load_result *res = run->res;
+	int first = 0;
+
+	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++) {
+		enum kmod_load_state s;
+
+		if (i > 0 && res->modules[0].state >= KMOD_LOAD_BLACKLISTED)
+			break; /* they need nvidia: its failure is the one to report */
+		if (res->modules[i].state != KMOD_LOAD_SKIPPED)
+			continue; /* live before this run */
+		s = load_one(run, module_names[i], i < 2);
+		res->modules[i].state = s;
+		if (i < 2 && (s == KMOD_LOAD_ABSENT || s == KMOD_LOAD_FAILED) && first == 0)
+			first = run->err->code < 0 ? run->err->code : -ENOENT;
+	}
+	return first;
+}
+
 int kmod_load_nvidia(const struct gen_host *host, const struct kmod_load_options *opts,
 		     struct kmod_load_result *ret, struct cdi_error *warn, struct cdi_error *err)
 {
@@ -367,13 +406,11 @@ int kmod_load_nvidia(const struct gen_host *host, const struct kmod_load_options
 	_cleanup_strv_free_ char **configs = NULL;
 	struct run run = { .opts = opts, .res = ret, .warn = warn, .err = err };
 	const char *dir;
-	int r, first = 0;
+	int r;
 
 	*ret = (struct kmod_load_result){ 0 };
 	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++)
 		ret->modules[i] = (typeof(ret->modules[i])){ module_names[i], KMOD_LOAD_SKIPPED };
-	if (!opts->dry_run && !may_load(warn, err, &r))
-		return r;
 	r = open_context(host, opts, &configs, &ctx, warn, err);
 	if (r < 0)
 		return r;
@@ -382,6 +419,12 @@ int kmod_load_nvidia(const struct gen_host *host, const struct kmod_load_options
 	ret->modules_dir = strdup(dir);
 	if (!ret->modules_dir)
 		return cdi_fail(err, -ENOMEM, "kernel modules: %s", strerror(ENOMEM));
+	/* Loaded already: nothing to do, whoever runs this and whatever the modules tree holds
+	 * (a container sees the host's modules live but may have no /lib/modules). */
+	if (all_live(ctx, ret))
+		return 0;
+	if (!opts->dry_run && !may_load(warn, err, &r))
+		return r;
 	if (!is_dir(dir))
 		return cdi_fail(
 			err, -ENOENT,
@@ -391,17 +434,7 @@ int kmod_load_nvidia(const struct gen_host *host, const struct kmod_load_options
 	 * indexed (depmod), and each lookup will say the module is missing. */
 	if (kmod_load_resources(ctx) < 0)
 		cdi_fail(warn, 0, "%s: no module index (modules.dep.bin): was depmod run?", dir);
-	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++) {
-		enum kmod_load_state s, nvidia = ret->modules[0].state;
-
-		if (i > 0 && nvidia >= KMOD_LOAD_BLACKLISTED)
-			break; /* they need nvidia: its failure is the one to report */
-		s = load_one(&run, module_names[i], i < 2);
-		ret->modules[i].state = s;
-		if (i < 2 && (s == KMOD_LOAD_ABSENT || s == KMOD_LOAD_FAILED) && first == 0)
-			first = err->code < 0 ? err->code : -ENOENT;
-	}
-	return first;
+	return load_missing(&run);
 }
 
 void kmod_load_result_clear(struct kmod_load_result *res)

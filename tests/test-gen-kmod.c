@@ -373,23 +373,27 @@ Test(kmod, install_command_that_loads_nothing)
 	done();
 }
 
-/*
- * The real path, not a dry run: modules the kernel has built in are live, so nothing is
- * inserted and nothing needs to be (modules.builtin lists them; depmod indexes it).
- */
-Test(kmod, builtin_modules_need_nothing)
+/* Modules the kernel has built in (modules.builtin, indexed by depmod) are live. */
+static void builtin_tree(void)
 {
-	if (geteuid() != 0)
-		cr_skip_test("loading needs root");
-	sh("mkdir -p %s/kernel/drivers/video", mods);
 	sh("printf 'kernel/drivers/video/nvidia.ko\\nkernel/drivers/video/nvidia-uvm.ko\\nkernel/drivers/video/nvidia-modeset.ko\\n' >%s/modules.builtin",
 	   mods);
 	sh("touch %s/modules.order %s/modules.builtin.modinfo", mods, mods);
 	sh("PATH=$PATH:/usr/sbin:/sbin depmod -b %s %s", root, RELEASE);
+}
+
+/* The real path, not a dry run: everything is live, so nothing is (or needs to be) inserted. */
+Test(kmod, builtin_modules_need_nothing)
+{
+	if (geteuid() != 0)
+		cr_skip_test("loading needs root");
+	builtin_tree();
 	cr_assert_eq(probe(false, NULL), 0, "%s", cdi_error_message(&err));
 	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++)
 		cr_assert_eq(res.modules[i].state, KMOD_LOAD_BUILTIN, "%s", res.modules[i].name);
 	cr_assert_eq(res.n_actions, 0);
+	cr_assert_eq(warn.n_problems, 0);
+	cr_assert_str_eq(kmod_load_state_str(res.modules[0].state, false), "built into the kernel");
 	done();
 }
 
@@ -416,9 +420,20 @@ Test(kmod, not_root)
 	cr_assert_eq(as_nobody(false), -EPERM);
 	cr_assert_str_eq(cdi_error_message(&err), "loading kernel modules needs root");
 	cr_assert_eq(res.modules[0].state, KMOD_LOAD_SKIPPED);
-	cr_assert_null(res.modules_dir);
 	/* A dry run needs no privilege. */
 	cr_assert_eq(as_nobody(true), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res.n_actions, 3);
+	done();
+}
+
+/* Nothing to load is nothing to refuse: modules already live need no root. */
+Test(kmod, live_modules_need_no_root)
+{
+	if (geteuid() != 0)
+		cr_skip_test("needs root to become someone else");
+	builtin_tree();
+	sh("chmod 0755 %s", root);
+	cr_assert_eq(as_nobody(false), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(res.modules[2].state, KMOD_LOAD_BUILTIN);
 	done();
 }
