@@ -233,6 +233,7 @@ static int may_make_nodes(struct cdi_error *warn, struct cdi_error *err)
 
 struct maker {
 	int devfd, capsfd, charfd; /* charfd: -1 without /dev/char */
+	int caps_error;		   /* why /dev/nvidia-caps cannot be had, once it is known */
 	const char *dev_dir;	   /* <dev root>/dev, for messages */
 	struct node_create_result *res;
 	struct cdi_error *warn, *err;
@@ -246,7 +247,7 @@ static int make_planned(struct maker *m, const struct node_plan_entry *e)
 	struct stat st;
 	int r;
 
-	if (asprintf(&rel, "%s%s%s", e->in_caps ? NODE_CAPS_DIR "/" : "", e->name, "") < 0 ||
+	if (asprintf(&rel, "%s%s", e->in_caps ? NODE_CAPS_DIR "/" : "", e->name) < 0 ||
 	    asprintf(&path, "%s/%s", m->dev_dir, rel) < 0)
 		return -ENOMEM;
 	if (ARRAY_RESERVE(m->res->nodes, m->res->cap, m->res->n + 1) < 0)
@@ -257,6 +258,9 @@ static int make_planned(struct maker *m, const struct node_plan_entry *e)
 				    .minor = e->minor,
 				    .perms = e->perms,
 				    .change = NODE_FAILED };
+	/* The directory once: when it cannot be had, its one problem speaks for every cap node. */
+	if (e->in_caps && m->caps_error < 0)
+		return m->caps_error;
 	if (e->in_caps && m->capsfd < 0) {
 		_cleanup_free_ char *caps = NULL;
 
@@ -264,7 +268,7 @@ static int make_planned(struct maker *m, const struct node_plan_entry *e)
 			return -ENOMEM;
 		r = open_subdir(m->devfd, NODE_CAPS_DIR, caps, &m->capsfd, m->err);
 		if (r < 0)
-			return r;
+			return m->caps_error = r;
 	}
 	r = node_ensure_at(e->in_caps ? m->capsfd : m->devfd, e->name, o->path, e->major, e->minor,
 			   &e->perms, &o->change, m->err);

@@ -22,14 +22,15 @@ enum node_change {
 };
 
 /*
- * Make the node name (no "..", may hold one "/": "nvidia-caps/nvidia-cap12") inside the
- * directory open at dirfd, as nvidia-modprobe's mknod helper does: with p->modify false nothing
- * is touched; a missing node is made (S_IFCHR, major:minor, p->mode); a node of another type or
- * device number (a regular file, a symlink, a block device) is removed and made again; then its
- * mode and owner are set when they differ, and a node made here is removed again if that fails.
- * Everything is relative to dirfd and never follows a link (fstatat, mknodat, unlinkat,
- * fchownat and fchmodat with AT_SYMLINK_NOFOLLOW). label names the node in problems
- * ("/dev/nvidia-uvm"). *ret_change says what was done; NODE_FAILED with an error.
+ * Make the node name (one file name: open a subdirectory such as nvidia-caps with O_NOFOLLOW
+ * and pass its fd) inside the directory open at dirfd, as nvidia-modprobe's mknod helper does:
+ * with p->modify false nothing is touched; a missing node is made (S_IFCHR, major:minor,
+ * p->mode); a node of another type or device number (a regular file, a symlink, a FIFO, a block
+ * device) is removed and made again, a directory is an error; then its owner and mode are set
+ * when they differ, and a node made here is removed again if that fails. Nothing follows a
+ * link: fstatat(AT_SYMLINK_NOFOLLOW), mknodat, unlinkat, and owner and mode set on an O_PATH |
+ * O_NOFOLLOW descriptor checked by fstat to be that node. label names the node in problems
+ * ("/dev/nvidia-uvm"). *ret_change says what was done (NODE_FAILED with an error).
  */
 int node_ensure_at(int dirfd, const char *name, const char *label, unsigned major, unsigned minor,
 		   const struct dev_file_params *p, enum node_change *ret_change,

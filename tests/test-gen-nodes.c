@@ -475,6 +475,8 @@ Test(nodes, caps_dir_link_refused)
 	snprintf(want, sizeof(want), "%s/dev/nvidia-caps: not a directory (or a link to one): %s",
 		 root, strerror(ENOTDIR));
 	cr_assert_str_eq(cdi_error_message(&err), want);
+	cr_assert_eq(err.n_problems, 1, "one line for the directory, not one per node");
+	cr_assert_eq(change_of("nvidia-caps/nvidia-cap13"), NODE_FAILED);
 	cr_assert(!exists("elsewhere/nvidia-cap1"));
 	assert_node("nvidiactl", 195, 255, 0660, 0, 44);
 	done();
