@@ -18,6 +18,7 @@
 
 #include "../generate/kmod_load.h"
 #include "macro.h"
+#include "lib/simhost.h"
 #include "lib/testlib.h"
 
 #define RELEASE "6.1.0-18-amd64"
@@ -435,5 +436,33 @@ Test(kmod, live_modules_need_no_root)
 	sh("chmod 0755 %s", root);
 	cr_assert_eq(as_nobody(false), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res.modules[2].state, KMOD_LOAD_BUILTIN);
+	done();
+}
+
+/*
+ * The modules tree of tests/simhost (make-host --modules: the .run installer's layout, depmod,
+ * the installer's modprobe.d) found from --root alone: the release from
+ * <root>/proc/sys/kernel/osrelease, the tree through the root's lib -> usr/lib link, the options
+ * --params puts in modprobe.d.
+ */
+Test(kmod, simulated_host)
+{
+	char host_root[600], want[700];
+	struct gen_host h;
+	struct kmod_load_options o = { .dry_run = true };
+
+	snprintf(host_root, sizeof(host_root), "%s/h", root);
+	simhost_make(host_root, "--topology single --modules --params DeviceFileGID=44");
+	if (simhost_has(host_root, ".simhost-no-depmod"))
+		cr_skip_test("make-host found no depmod");
+	h = (struct gen_host){ .root = host_root, .driver_root = host_root, .dev_root = host_root };
+	cr_assert_eq(kmod_load_nvidia(&h, &o, &res, &warn, &err), 0, "%s", cdi_error_message(&err));
+	snprintf(want, sizeof(want), "%s/lib/modules/%s", host_root, RELEASE);
+	cr_assert_str_eq(res.modules_dir, want);
+	strcpy(mods, want);
+	cr_assert_eq(res.n_actions, 3);
+	assert_action(0, "nvidia", "nvidia", "NVreg_DeviceFileGID=44");
+	assert_action(1, "nvidia_uvm", "nvidia-uvm", "");
+	assert_action(2, "nvidia_modeset", "nvidia-modeset", "");
 	done();
 }

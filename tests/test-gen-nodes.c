@@ -18,6 +18,7 @@
 
 #include "../generate/node_create.h"
 #include "../generate/node_plan.h"
+#include "lib/simhost.h"
 #include "lib/testlib.h"
 #include "macro.h"
 
@@ -547,4 +548,79 @@ Test(nodes, ensure_rejects_paths)
 	cr_assert_eq(c, NODE_FAILED);
 	cr_assert_str_eq(cdi_error_message(&e), "x: not a file name");
 	cdi_error_reset(&e);
+}
+
+/* Every NVIDIA node under dev (and dev/nvidia-caps) with its lstat, sorted by name. */
+struct seen {
+	char name[128];
+	struct stat st;
+};
+
+static size_t list_nodes(const char *dev, struct seen *out, size_t cap)
+{
+	char cmd[700], line[128];
+	size_t n = 0;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "cd %s && ls -d nvidia* nvidia-caps/* 2>/dev/null | sort", dev);
+	p = popen(cmd, "r");
+	cr_assert(p);
+	while (n < cap && fgets(line, sizeof(line), p)) {
+		char path[800];
+
+		line[strcspn(line, "\n")] = '\0';
+		if (strcmp(line, "nvidia-caps") == 0)
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", line);
+		snprintf(path, sizeof(path), "%s/%s", dev, line);
+		cr_assert_eq(lstat(path, &out[n].st), 0, "%s", path);
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
+/*
+ * The DGX A100 of tests/simhost, with its nodes made as nvidia-modprobe makes them (MIG on two
+ * GPUs, params GID 44 mode 0660): all removed, then made again from its /proc, they come back
+ * the same: names, numbers, modes, owners. nvidiactl and the uvm nodes, which the host never
+ * had (--no-ctl-node --no-uvm-nodes), are made too.
+ */
+Test(nodes, simulated_host_made_again_the_same)
+{
+	struct gen_host h;
+	char host_root[600], dev[700];
+	static struct seen before[128], after[128];
+	size_t n_before, n_after;
+
+	need_root();
+	snprintf(host_root, sizeof(host_root), "%s/h", root);
+	simhost_make(
+		host_root,
+		"--topology dgx-mig --no-ctl-node --no-uvm-nodes --params DeviceFileGID=44 --params DeviceFileMode=432");
+	if (simhost_has(host_root, ".simhost-no-devnodes"))
+		cr_skip_test("make-host made no device nodes");
+	snprintf(dev, sizeof(dev), "%s/dev", host_root);
+	n_before = list_nodes(dev, before, ELEMENTSOF(before));
+	cr_assert_gt(n_before, 10);
+	sh("cd %s && rm -rf nvidia* nvidia-caps char", dev);
+	h = (struct gen_host){ .root = host_root, .driver_root = host_root, .dev_root = host_root };
+	cr_assert_eq(node_create_nvidia(&h, &res, &warn, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(warn.n_problems, 0, "%s", cdi_error_message(&warn));
+	n_after = list_nodes(dev, after, ELEMENTSOF(after));
+	cr_assert_eq(n_after, n_before + 3, "%zu nodes before, %zu after", n_before, n_after);
+	for (size_t i = 0, j = 0; i < n_after; i++) {
+		if (!strcmp(after[i].name, "nvidiactl") ||
+		    !strncmp(after[i].name, "nvidia-uvm", 10))
+			continue;
+		cr_assert_str_eq(after[i].name, before[j].name);
+		cr_assert_eq(after[i].st.st_mode, before[j].st.st_mode, "%s", after[i].name);
+		cr_assert_eq(after[i].st.st_rdev, before[j].st.st_rdev, "%s", after[i].name);
+		cr_assert_eq(after[i].st.st_uid, before[j].st.st_uid, "%s", after[i].name);
+		cr_assert_eq(after[i].st.st_gid, before[j].st.st_gid, "%s", after[i].name);
+		j++;
+	}
+	assert_node("../h/dev/nvidiactl", 195, 255, 0660, 0, 44); /* <root>/dev is the suite's */
+	assert_node("../h/dev/nvidia-uvm", 508, 0, 0666, 0, 0);
+	done();
 }
