@@ -47,6 +47,7 @@
 
 #include "check.h"
 #include "macro.h"
+#include "number_text.h"
 #include "problem.h"
 #include "rules.h"
 
@@ -340,90 +341,6 @@ static bool is_integral(double d)
 	return isfinite(d) && fabs(d) < 9e15 ? d == (double)(long long)d : isfinite(d);
 }
 
-/* The shortest "%g" that reads back as d. */
-static void format_real(char *buf, size_t size, double d)
-{
-	for (int p = 1; p <= 17; p++) {
-		snprintf(buf, size, "%.*g", p, d);
-		if (strtod(buf, NULL) == d)
-			return;
-	}
-}
-
-/*
- * Go's strconv.FormatFloat(d, 'g', -1, 32): the shortest decimal that reads back as the same
- * float32, in %e form when its exponent is < -4 or >= 6 (the shortest-precision rule), with
- * at least two exponent digits; +Inf, -Inf and NaN spelled as Go spells them.
- */
-static void format_float32_go(char *buf, size_t size, double d)
-{
-	float f = (float)d;
-	char e[32], digits[16];
-	size_t nd = 0;
-	int exp = 0, prec;
-	char *p;
-	size_t o = 0;
-
-	if (isnan(f)) {
-		snprintf(buf, size, "NaN");
-		return;
-	}
-	if (isinf(f)) {
-		snprintf(buf, size, "%sInf", f < 0 ? "-" : "+");
-		return;
-	}
-	if (f == 0) {
-		snprintf(buf, size, "%s0", signbit(f) ? "-" : "");
-		return;
-	}
-	for (prec = 1; prec <= 9; prec++) {
-		snprintf(e, sizeof(e), "%.*e", prec - 1, (double)f);
-		if (strtof(e, NULL) == f)
-			break;
-	}
-	/* e is "-d.ddde+XX": collect the digits and the exponent. */
-	for (p = e; *p && *p != 'e'; p++)
-		if (*p >= '0' && *p <= '9' && nd < sizeof(digits) - 1)
-			digits[nd++] = *p;
-	digits[nd] = '\0';
-	if (*p == 'e')
-		exp = atoi(p + 1);
-	while (nd > 1 && digits[nd - 1] == '0')
-		digits[--nd] = '\0';
-
-	char out[64];
-	if (f < 0)
-		out[o++] = '-';
-	if (exp < -4 || exp >= 6) {
-		out[o++] = digits[0];
-		if (nd > 1) {
-			out[o++] = '.';
-			memcpy(out + o, digits + 1, nd - 1);
-			o += nd - 1;
-		}
-		o += (size_t)snprintf(out + o, sizeof(out) - o, "e%c%02d", exp < 0 ? '-' : '+',
-				      abs(exp));
-	} else if (exp >= 0) {
-		/* Integer part: digits [0, exp], padded with zeros. */
-		for (int i = 0; i <= exp; i++)
-			out[o++] = (size_t)i < nd ? digits[i] : '0';
-		if ((size_t)exp + 1 < nd) {
-			out[o++] = '.';
-			for (size_t i = (size_t)exp + 1; i < nd; i++)
-				out[o++] = digits[i];
-		}
-	} else {
-		out[o++] = '0';
-		out[o++] = '.';
-		for (int i = 0; i < -exp - 1; i++)
-			out[o++] = '0';
-		memcpy(out + o, digits, nd);
-		o += nd;
-	}
-	out[o] = '\0';
-	snprintf(buf, size, "%s", out);
-}
-
 /* Put new where old was (parent[key] or parent[index]), keeping old's position. */
 static void replace(struct check *c, json_t *parent, void *iter, size_t index, json_t *old,
 		    json_t *new, struct loc loc)
@@ -460,7 +377,7 @@ static void as_written(char *buf, size_t size, const json_t *v)
 		if (is_integral(d) && fabs(d) < 1e15)
 			snprintf(buf, size, "%.1f", d);
 		else
-			format_real(buf, size, d);
+			format_double_shortest(buf, size, d);
 		return;
 	default:
 		snprintf(buf, size, "%s", json_is_true(v) ? "true" : "false");
@@ -550,7 +467,7 @@ static void decode_value(struct check *c, json_t *parent, void *iter, size_t ind
 		if (json_is_real(v)) {
 			double d = json_real_value(v);
 
-			format_real(num, sizeof(num), d);
+			format_double_shortest(num, sizeof(num), d);
 			if (!c->coerce || !is_integral(d)) {
 				problem(c, LOC, path, "expected an integer, got %s", num);
 				return;

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,6 +21,7 @@
 #include <cdi/spec.h>
 
 #include "macro.h"
+#include "number_text.h"
 #include "problem.h"
 #include "yaml_scalar.h"
 
@@ -212,19 +212,10 @@ static bool plain_safe(const char *s, size_t len)
 /* Shortest text that reads back as d, always with a '.' so it stays a float. */
 static void format_real(double d, char *buf, size_t size)
 {
-	locale_t loc = cdi_c_locale(), old = (locale_t)0;
-	char tmp[40];
+	char tmp[NUMBER_TEXT_MAX];
 	char *e;
 
-	if (loc)
-		old = uselocale(loc);
-	for (int p = 1; p <= 17; p++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", p, d);
-		if (strtod(tmp, NULL) == d)
-			break;
-	}
-	if (loc)
-		uselocale(old);
+	format_double_shortest(tmp, sizeof(tmp), d);
 	if (strchr(tmp, '.') || strstr(tmp, "inf") || strstr(tmp, "nan")) {
 		snprintf(buf, size, "%s", tmp);
 		return;

@@ -25,6 +25,7 @@
 
 #include <cdi/spec.h>
 
+#include "hash.h"
 #include "macro.h"
 #include "marks.h"
 #include "yaml_fast.h"
@@ -480,16 +481,11 @@ static int scan_scalar(struct fast *f, const char *p, struct scalar *sc, bool *r
 	return 0;
 }
 
-/* A value node from a scalar: resolved as the libyaml path resolves it. */
 /* A string node for s, shared with an earlier equal one when the slot holds it. */
 static json_t *intern_string(struct fast *f, const char *s, size_t len)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	json_t **slot, *node;
+	json_t **slot = &f->interned[hash_fnv1a32(s, len) % INTERN_SLOTS], *node;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	slot = &f->interned[h % INTERN_SLOTS];
 	if (*slot && json_string_length(*slot) == len && memcmp(json_string_value(*slot), s, len) == 0)
 		return json_incref(*slot);
 	node = json_stringn_nocheck(s, len);
@@ -500,6 +496,7 @@ static json_t *intern_string(struct fast *f, const char *s, size_t len)
 	return node;
 }
 
+/* A value node from a scalar: resolved as the libyaml path resolves it. */
 static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, json_t **ret)
 {
 	struct cdi_scalar v;

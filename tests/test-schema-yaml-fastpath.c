@@ -22,6 +22,7 @@
 #include "load.h"
 #include "macro.h"
 #include "marks.h"
+#include "yaml_events.h"
 #include "yaml_fast.h"
 
 struct stats {
