@@ -191,11 +191,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 /* One line per problem. A problem about the OCI config (a field, no file) names the config. */
 static void print_problems(const struct cdi_error *err, const char *prefix, const char *config)
 {
-	for (size_t i = 0; err && i < err->n_problems; i++) {
-		const struct cdi_problem *p = &err->problems[i];
-		const char *text = p->text ? p->text : p->message;
+	for (size_t i = 0; i < cdi_error_count(err); i++) {
+		const cdi_problem *p = cdi_error_problem(err, i);
+		const char *text = cdi_problem_text(p);
 
-		if (!p->file && p->field && config)
+		if (!cdi_problem_file(p) && cdi_problem_field(p) && config)
 			fprintf(stderr, PROG ": %s%s: %s\n", prefix, config, text);
 		else
 			fprintf(stderr, PROG ": %s%s\n", prefix, text);
@@ -362,7 +362,7 @@ static int write_output(const char *path, const char *buf, size_t len, mode_t fa
 	    chown(real, st.st_uid, st.st_gid) < 0 && errno != EPERM)
 		fprintf(stderr, PROG ": %s: keeping the owner: %s\n", path, strerror(errno));
 	if (r < 0) {
-		if (err.n_problems)
+		if (cdi_error_count(&err))
 			print_problems(&err, "", NULL);
 		else
 			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
@@ -396,7 +396,7 @@ static int cmd_validate(const struct args *a)
 		}
 		if (r < 0) {
 			ret = EXIT_PROBLEM;
-			if (err.n_problems)
+			if (cdi_error_count(&err))
 				print_problems(&err, "", NULL);
 			else
 				fprintf(stderr, PROG ": %s: %s\n", file,

@@ -105,12 +105,12 @@ static struct cdi_error *file_errors(struct reg_state *st, const char *path)
 }
 
 /* Record one problem against the given paths (and once in the scan's list). */
-static int record(struct reg_state *st, const struct cdi_problem *p, int code, const char *path1,
+static int record(struct reg_state *st, const cdi_problem *p, int code, const char *path1,
 		  const char *path2)
 {
 	const char *paths[] = { path1, path2 };
 
-	cdi_problem_add(&st->errors, code, p->file, p->line, p->column, p->field, "%s", p->message);
+	cdi_problem_copy(&st->errors, code, p);
 	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
 		struct cdi_error *fe;
 
@@ -119,7 +119,7 @@ static int record(struct reg_state *st, const struct cdi_problem *p, int code, c
 		fe = file_errors(st, paths[i]);
 		if (!fe)
 			return -ENOMEM;
-		cdi_problem_add(fe, code, p->file, p->line, p->column, p->field, "%s", p->message);
+		cdi_problem_copy(fe, code, p);
 	}
 	return 0;
 }
@@ -134,9 +134,9 @@ _printf_(5, 6) static int record_msg(struct reg_state *st, int code, const char 
 	va_start(ap, fmt);
 	cdi_problem_addv(&one, code, path1, 0, 0, NULL, fmt, ap);
 	va_end(ap);
-	if (one.n_problems == 0)
+	if (cdi_error_count(&one) == 0)
 		return -ENOMEM;
-	r = record(st, &one.problems[0], code, path1, path2);
+	r = record(st, cdi_error_problem(&one, 0), code, path1, path2);
 	cdi_error_reset(&one);
 	return r;
 }
@@ -208,10 +208,10 @@ static int load_spec(struct reg_state *st, const char *path, size_t priority, un
 	r = cdi_spec_load_file(path, flags, &spec, &err);
 	if (r < 0) {
 		/* An invalid spec is skipped; its problems stay queryable by path. */
-		for (size_t i = 0; i < err.n_problems && r != -ENOMEM; i++)
-			if (record(st, &err.problems[i], r, path, NULL) < 0)
+		for (size_t i = 0; i < cdi_error_count(&err) && r != -ENOMEM; i++)
+			if (record(st, cdi_error_problem(&err, i), r, path, NULL) < 0)
 				r = -ENOMEM;
-		if (err.n_problems == 0 && r != -ENOMEM &&
+		if (cdi_error_count(&err) == 0 && r != -ENOMEM &&
 		    record_msg(st, r, path, NULL, "failed to load CDI Spec: %s",
 			       r == -ENODATA ? "no Spec data" : strerror(-r)) < 0)
 			r = -ENOMEM;

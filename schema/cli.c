@@ -117,11 +117,9 @@ void cli_print_problems(const struct cdi_error *err, const char *prefix)
 {
 	if (!err)
 		return;
-	for (size_t i = 0; i < err->n_problems; i++) {
-		const struct cdi_problem *p = &err->problems[i];
-
-		fprintf(stderr, "%s: %s%s\n", program, prefix, p->text ? p->text : p->message);
-	}
-	if (err->n_problems == 0 && err->code < 0)
-		fprintf(stderr, "%s: %s%s\n", program, prefix, strerror(-err->code));
+	for (size_t i = 0; i < cdi_error_count(err); i++)
+		fprintf(stderr, "%s: %s%s\n", program, prefix,
+			cdi_problem_text(cdi_error_problem(err, i)));
+	if (cdi_error_count(err) == 0 && cdi_error_code(err) < 0)
+		fprintf(stderr, "%s: %s%s\n", program, prefix, strerror(-cdi_error_code(err)));
 }

@@ -118,7 +118,7 @@ static void recheck_with_marks(const char *name, const char *buf, size_t len, un
 	if (!marks)
 		return;
 	if (cdi_yaml_load(name, buf, len, &root, marks, &yaml_err) == 0 &&
-	    cdi_spec_check(root, name, marks, flags, true, &again) == -EINVAL && again.n_problems) {
+	    cdi_spec_check(root, name, marks, flags, true, &again) == -EINVAL && cdi_error_count(&again)) {
 		cdi_error_reset(problems);
 		cdi_error_move(problems, &again);
 	}

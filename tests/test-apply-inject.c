@@ -82,7 +82,7 @@ static cdi_registry *open_registry(void)
 	cdi_registry *reg = NULL;
 
 	cr_assert_eq(cdi_registry_new(dirs, 2, 0, &reg, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0, "spec problem: %s",
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0, "spec problem: %s",
 		     cdi_error_message(cdi_registry_errors(reg)));
 	free((char *)dirs[0]);
 	free((char *)dirs[1]);
@@ -95,7 +95,7 @@ static void inject_ok(cdi_registry *reg, json_t *oci, const char *const *devs, s
 
 	cr_assert_eq(cdi_registry_inject(reg, oci, devs, n, &fake, &err), 0, "%s",
 		     cdi_error_message(&err));
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 }
 
 /* cache_test.go TestInjectDevice */
@@ -233,12 +233,12 @@ Test(inject, unresolvable_leaves_spec_untouched)
 							   "vendor1.com/device=dev2", "not-a-name" },
 					 3, &fake, &err),
 		     -ENOENT);
-	cr_assert_eq(err.n_problems, 1);
+	cr_assert_eq(cdi_error_count(&err), 1);
 	/* Only the names that failed, and where we looked. */
 	snprintf(want, sizeof(want),
 		 "unresolvable CDI devices vendor1.com/device=dev2, not-a-name (searched %s/etc, %s/run)",
 		 root, root);
-	cr_assert_str_eq(err.problems[0].text, want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), want);
 	after = json_dumps(oci, JSON_COMPACT);
 	cr_assert_str_eq(after, before);
 	free(before);
@@ -308,10 +308,10 @@ Test(inject, failure_is_all_or_nothing_and_named)
 	cr_assert_eq(cdi_registry_inject(reg, oci, (const char *[]){ "a.com/x=ok", "a.com/x=bad" }, 2,
 					 &fake, &err),
 		     -ENOENT);
-	cr_assert_eq(err.n_problems, 1);
-	cr_assert_str_eq(err.problems[0].file, at("etc/a.yaml"));
-	cr_assert_str_eq(err.problems[0].field, "devices[1].containerEdits.deviceNodes[1]");
-	cr_assert_not_null(strstr(err.problems[0].message, "failed to stat CDI host device \"/dev/gone\""));
+	cr_assert_eq(cdi_error_count(&err), 1);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), at("etc/a.yaml"));
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "devices[1].containerEdits.deviceNodes[1]");
+	cr_assert_not_null(strstr(cdi_problem_message(cdi_error_problem(&err, 0)), "failed to stat CDI host device \"/dev/gone\""));
 	after = json_dumps(oci, JSON_COMPACT);
 	cr_assert_str_eq(after, before, "config changed by a failed injection");
 	free(before);

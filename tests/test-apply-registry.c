@@ -122,8 +122,8 @@ static const char *origin(const cdi_registry *reg, const char *name)
 
 static bool errors_mention(const struct cdi_error *err, const char *needle)
 {
-	for (size_t i = 0; err && i < err->n_problems; i++)
-		if (strstr(err->problems[i].text, needle))
+	for (size_t i = 0; err && i < cdi_error_count(err); i++)
+		if (strstr(cdi_problem_text(cdi_error_problem(err, i)), needle))
 			return true;
 	return false;
 }
@@ -136,7 +136,7 @@ Test(registry, missing_dirs_are_skipped)
 
 	assert_list(cdi_registry_devices(reg), (const char *[]){ NULL });
 	assert_list(cdi_registry_vendors(reg), (const char *[]){ NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cr_assert_eq(cdi_registry_dir_count(reg), 2);
 	cr_assert_str_eq(cdi_registry_dir(reg, 1), at("run"));
 	cr_assert_null(cdi_registry_dir(reg, 2));
@@ -175,7 +175,7 @@ Test(registry, higher_priority_overrides)
 		    (const char *[]){ "vendor1.com/device=dev1", "vendor1.com/device=dev2", NULL });
 	cr_assert_str_eq(origin(reg, "vendor1.com/device=dev1"), "run");
 	cr_assert_str_eq(origin(reg, "vendor1.com/device=dev2"), "etc");
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);
 }
 
@@ -201,7 +201,7 @@ Test(registry, same_priority_conflict_on_both_files)
 	cr_assert(errors_mention(e1, "conflicting device \"vendor1.com/device=dev1\""));
 	cr_assert(errors_mention(e2, "conflicting device \"vendor1.com/device=dev1\""));
 	/* One conflict, one entry in the scan's list; both specs stay loaded. */
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 1);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
 	assert_list(cdi_registry_vendors(reg), (const char *[]){ "vendor1.com", NULL });
 	cdi_registry_free(reg);
 }
@@ -233,7 +233,7 @@ Test(registry, refresh_picks_up_conflict)
 	cr_assert_eq(cdi_registry_refresh(reg, &err), 0);
 	assert_list(cdi_registry_devices(reg),
 		    (const char *[]){ "vendor1.com/device=dev1", "vendor1.com/device=dev2", NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cr_assert_null(cdi_registry_file_errors(reg, at("run/vendor1.yaml")));
 	cdi_registry_free(reg);
 }
@@ -306,7 +306,7 @@ Test(registry, invalid_spec_skipped_error_kept)
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "vendor.com/device=ok", NULL });
 	fe = cdi_registry_file_errors(reg, at("etc/bad.yaml"));
 	cr_assert_not_null(fe);
-	cr_assert_geq(fe->n_problems, 1);
+	cr_assert_geq(cdi_error_count(fe), 1);
 	cr_assert(errors_mention(fe, "bad.yaml"));
 	cr_assert_not_null(cdi_registry_file_errors(reg, at("etc/empty.json")));
 	cr_assert_null(cdi_registry_file_errors(reg, at("etc/good.yaml")));
@@ -330,7 +330,7 @@ Test(registry, only_json_and_yaml_no_recursion)
 	write_spec("etc/.hidden.yaml", "v.com/c", (const char *[]){ "hidden:1:1", NULL });
 	reg = open_dirs(dirs, 1);
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=hidden", "v.com/c=json", NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);
 }
 
@@ -346,8 +346,8 @@ Test(registry, scan_order_is_name_order)
 	write_spec("etc/b.yaml", "v.com/c", (const char *[]){ "x:1:1", NULL });
 	write_spec("etc/a.yaml", "v.com/c", (const char *[]){ "x:1:2", NULL });
 	reg = open_dirs(dirs, 1);
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 1);
-	cr_assert_str_eq(cdi_registry_errors(reg)->problems[0].file, at("etc/b.yaml"));
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(cdi_registry_errors(reg), 0)), at("etc/b.yaml"));
 	cr_assert(errors_mention(cdi_registry_errors(reg), "(specs \""));
 	cdi_registry_free(reg);
 }
@@ -372,7 +372,7 @@ Test(registry, symlinks)
 	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/dangling.json")),
 				 "No such file or directory"));
 	cr_assert_null(cdi_registry_file_errors(reg, at("etc/dirlink-noext")));
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 2);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 2);
 	cdi_registry_free(reg);
 }
 

@@ -112,7 +112,7 @@ static void expect_error(const char *doc, int code, const char *text)
 		cr_expect_str_eq(cdi_error_message(&err), text, "%s\n got: %s\nwant: %s", doc,
 				 cdi_error_message(&err), text);
 	else
-		cr_expect_gt(err.n_problems, 0);
+		cr_expect_gt(cdi_error_count(&err), 0);
 	json_decref(root);
 	cdi_error_reset(&err);
 }
@@ -125,7 +125,7 @@ static void expect_enodata(const char *doc, size_t len)
 
 	cr_expect_eq(r, -ENODATA, "\"%s\": %d (%s)", doc, r, cdi_error_message(&err));
 	cr_expect_null(root);
-	cr_expect_eq(err.n_problems, 0, "\"%s\": %s", doc, cdi_error_message(&err));
+	cr_expect_eq(cdi_error_count(&err), 0, "\"%s\": %s", doc, cdi_error_message(&err));
 	cdi_error_reset(&err);
 }
 
@@ -804,7 +804,7 @@ Test(json, empty_is_enodata)
 		cr_expect_eq(cdi_json_load("t.json", docs[i], strlen(docs[i]), &root, &err),
 			     -ENODATA, "\"%s\"", docs[i]);
 		cr_expect_null(root);
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 		cdi_error_reset(&err);
 	}
 }

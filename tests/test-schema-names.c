@@ -36,7 +36,7 @@ Test(names, parser_test_qualified)
 		cr_expect(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
 		cr_assert_eq(cdi_parse_qualified_name(cases[i][0], &v, &c, &n, &err), 0, "%s: %s",
 			     cases[i][0], cdi_error_message(&err));
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 		cr_expect_str_eq(v, cases[i][1]);
 		cr_expect_str_eq(c, cases[i][2]);
 		cr_expect_str_eq(n, cases[i][3]);
@@ -87,9 +87,9 @@ Test(names, parser_test_parsable_not_qualified)
 		cr_expect_not(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
 		cr_expect_eq(cdi_parse_qualified_name(cases[i][0], &v, &c, &n, &err), -EINVAL);
 		cr_expect_str_eq(v, "untouched", "outputs are written only on success");
-		cr_assert_eq(err.n_problems, 1);
-		cr_expect_str_eq(err.problems[0].text, cases[i][4]);
-		cr_expect_eq(err.code, -EINVAL);
+		cr_assert_eq(cdi_error_count(&err), 1);
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), cases[i][4]);
+		cr_expect_eq(cdi_error_code(&err), -EINVAL);
 		cdi_error_reset(&err);
 
 		cr_assert(cdi_split_device(cases[i][0], &v, &c, &n), "%s", cases[i][0]);
@@ -125,8 +125,8 @@ Test(names, unqualified)
 		cr_expect_null(v);
 		cr_expect_eq(cdi_parse_qualified_name(cases[i][0], NULL, NULL, NULL, &err),
 			     -EINVAL);
-		cr_assert_eq(err.n_problems, 1, "%s", cases[i][0]);
-		cr_expect_str_eq(err.problems[0].text, cases[i][1]);
+		cr_assert_eq(cdi_error_count(&err), 1, "%s", cases[i][0]);
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), cases[i][1]);
 		cdi_error_reset(&err);
 	}
 	cr_expect_not(cdi_split_device(NULL, NULL, NULL, NULL));

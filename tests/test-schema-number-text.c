@@ -28,12 +28,12 @@ static float float_of_bits(uint32_t bits)
 /* Every vector of the Go file; returns how many were checked. */
 static size_t check_go_vectors(void)
 {
-	FILE *f = fopen("tests/golden/float32-go.txt", "r");
+	FILE *f = fopen("tests/reference/float32-go.txt", "r");
 	char line[128], want[64], got[NUMBER_TEXT_MAX];
 	unsigned bits;
 	size_t n = 0;
 
-	cr_assert_not_null(f, "tests/golden/float32-go.txt");
+	cr_assert_not_null(f, "tests/reference/float32-go.txt");
 	while (fgets(line, sizeof(line), f)) {
 		if (line[0] == '#')
 			continue;

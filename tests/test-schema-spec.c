@@ -33,22 +33,22 @@ static int load_expect(const char *name, const char *text, unsigned flags, cdi_s
 	r = cdi_spec_load_buffer(name, text, strlen(text), flags, &spec, &err);
 	va_start(ap, ret);
 	while ((want = va_arg(ap, const char *))) {
-		cr_expect_lt(i, err.n_problems, "missing problem %zu: %s\n  in %s", i, want, text);
-		if (i < err.n_problems)
-			cr_expect_str_eq(err.problems[i].text, want,
+		cr_expect_lt(i, cdi_error_count(&err), "missing problem %zu: %s\n  in %s", i, want, text);
+		if (i < cdi_error_count(&err))
+			cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, i)), want,
 					 "problem %zu:\n  got  %s\n  want %s", i,
-					 err.problems[i].text, want);
+					 cdi_problem_text(cdi_error_problem(&err, i)), want);
 		i++;
 	}
 	va_end(ap);
-	for (; i < err.n_problems; i++)
-		cr_expect_fail("unexpected problem: %s\n  in %s", err.problems[i].text, text);
+	for (; i < cdi_error_count(&err); i++)
+		cr_expect_fail("unexpected problem: %s\n  in %s", cdi_problem_text(cdi_error_problem(&err, i)), text);
 	if (r == 0) {
 		cr_expect_not_null(spec);
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 	} else {
 		cr_expect_null(spec, "no spec on failure");
-		cr_expect_eq(err.code, r);
+		cr_expect_eq(cdi_error_code(&err), r);
 	}
 	cdi_error_reset(&err);
 	if (ret)
@@ -195,8 +195,8 @@ Test(spec, reference_schema_testdata)
 	 * YAML re-read */
 	cr_expect_eq(cdi_spec_load_file(REF_TESTDATA "/bad/explicit-empty.json", 0, &spec, &err),
 		     -EINVAL);
-	cr_expect_eq(err.n_problems, 3);
-	cr_expect_str_eq(err.problems[0].text, REF_TESTDATA
+	cr_expect_eq(cdi_error_count(&err), 3);
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), REF_TESTDATA
 			 "/bad/explicit-empty.json:1:1: missing required field \"cdiVersion\"");
 	cdi_error_reset(&err);
 	/* bad/empty.json has no bytes */
@@ -320,8 +320,8 @@ Test(spec, formats)
 
 		cr_expect_eq(cdi_spec_load_buffer("x.json", bad, strlen(bad), 0, &spec, &err),
 			     -EINVAL);
-		cr_expect_geq(err.n_problems, 1);
-		cr_expect_str_eq(err.problems[0].file, "x.json");
+		cr_expect_geq(cdi_error_count(&err), 1);
+		cr_expect_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "x.json");
 		cdi_error_reset(&err);
 	}
 	/* the root must be a mapping */
@@ -363,15 +363,15 @@ Test(spec, loader_problems)
 
 	cr_expect_eq(cdi_spec_load_buffer("k.yaml", text, strlen(text), 0, &spec, &err), -EINVAL);
 	cr_expect_null(spec);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cr_expect_eq(strncmp(cdi_error_message(&err), "k.yaml:3:", 9), 0, "%s",
 		     cdi_error_message(&err));
 	cdi_error_reset(&err);
 
 	text = "{\"cdiVersion\":\"0.3.0\",\"cdiVersion\":\"0.3.0\"}";
 	cr_expect_eq(cdi_spec_load_buffer("k.json", text, strlen(text), 0, &spec, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
-	cr_expect_str_eq(err.problems[0].file, "k.json");
+	cr_expect_eq(cdi_error_count(&err), 1);
+	cr_expect_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "k.json");
 	cdi_error_reset(&err);
 }
 
@@ -452,7 +452,7 @@ Test(spec, load_without_ret)
 	struct cdi_error err = {0};
 
 	cr_expect_eq(cdi_spec_load_buffer("r.yaml", text, strlen(text), 0, NULL, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_load_file("/nonexistent/r.yaml", 0, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);

@@ -1,11 +1,11 @@
-// float32-format: the vectors of tests/golden/float32-go.txt, Go's own
+// float32-format: the vectors of tests/reference/float32-go.txt, Go's own
 // strconv.FormatFloat(float64(f), 'g', -1, 32), which the reference's YAML-to-JSON step
 // (sigs.k8s.io/yaml) uses for a number where a string belongs and for a float mapping key.
 // tests/test-schema-number-text.c checks format_float32_go() against every line.
 //
 // Regenerate (the seed is fixed, so the file only changes if Go's formatting does):
 //
-//	GO111MODULE=off go run tests/reference/float32-format.go >tests/golden/float32-go.txt
+//	GO111MODULE=off go run tests/reference/float32-format.go >tests/reference/float32-go.txt
 package main
 
 import (
