@@ -59,6 +59,7 @@ struct loader {
 	size_t nodes;
 	json_t *root;
 	bool have_root;
+	bool aliased;	      /* an alias was expanded: the node count is not the text's own */
 	json_t *anchor_index; /* anchor name -> index into anchors */
 	struct anchor *anchors;
 	size_t n_anchors;
@@ -128,14 +129,18 @@ static bool tag_is(const char *tag, const char *type)
 static int count_node(struct loader *l, const yaml_mark_t *m)
 {
 	if (l->nodes >= CDI_SPEC_MAX_NODES)
-		return fail(l, m, "more than %u nodes (after alias expansion)", CDI_SPEC_MAX_NODES);
+		return l->aliased
+			       ? fail(l, m, "more than %u nodes after alias expansion (the limit)",
+				      CDI_SPEC_MAX_NODES)
+			       : fail(l, m, "too large: more than %u nodes (the limit)",
+				      CDI_SPEC_MAX_NODES);
 	l->nodes++;
 	return 0;
 }
 
 static int record(struct loader *l, const json_t *node, unsigned line, unsigned column)
 {
-	if (!l->marks)
+	if (!cdi_marks_positions(l->marks))
 		return 0;
 	if (cdi_marks_add(l->marks, node, line, column) < 0)
 		return oom(l);
@@ -190,7 +195,7 @@ static int anchor_define(struct loader *l, const char *name, json_t *node, bool 
 	if (!idx || json_object_set_new(l->anchor_index, name, idx) < 0)
 		return oom(l);
 	a = &l->anchors[l->n_anchors];
-	*a = (struct anchor){.node = json_incref(node), .nodes = 1, .done = done};
+	*a = (struct anchor){ .node = json_incref(node), .nodes = 1, .done = done };
 	if (ret_index)
 		*ret_index = (long)l->n_anchors;
 	l->n_anchors++;
@@ -222,11 +227,13 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 		if (plain)
 			cdi_scalar_resolve(text, len, sc);
 		else
-			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
+			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING,
+						   .s = text,
+						   .len = len };
 		return 0;
 	}
 	if (tag_is(tag, "str")) {
-		*sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
+		*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
 		return 0;
 	}
 	if (tag_is(tag, "int"))
@@ -251,11 +258,11 @@ static int resolve_event(struct loader *l, const yaml_event_t *ev, struct cdi_sc
 		if (sc->kind == CDI_SCALAR_FLOAT || sc->kind == CDI_SCALAR_FLOAT_SPECIAL)
 			return 0;
 		if (sc->kind == CDI_SCALAR_INT) {
-			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = (double)sc->i};
+			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT, .d = (double)sc->i };
 			return 0;
 		}
 		if (sc->kind == CDI_SCALAR_UINT) {
-			*sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = (double)sc->u};
+			*sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT, .d = (double)sc->u };
 			return 0;
 		}
 		break;
@@ -281,8 +288,7 @@ static int merge_into(struct loader *l, json_t *obj, json_t *src, const yaml_mar
 	json_t *value;
 	char q[80];
 
-	json_object_keylen_foreach(src, key, key_len, value)
-	{
+	json_object_keylen_foreach (src, key, key_len, value) {
 		if (json_object_getn(obj, key, key_len))
 			return fail(l, m, "duplicate key \"%s\" (merged by <<)",
 				    quote(key, key_len, q, sizeof(q)));
@@ -302,8 +308,7 @@ static int merge(struct loader *l, json_t *obj, json_t *node, const yaml_mark_t 
 		return merge_into(l, obj, node, m);
 	if (!json_is_array(node))
 		return fail(l, m, "merge key << needs a mapping or a sequence of mappings");
-	json_array_foreach(node, i, item)
-	{
+	json_array_foreach (node, i, item) {
 		if (!json_is_object(item))
 			return fail(l, m, "merge key << needs a mapping or a sequence of mappings");
 		r = merge_into(l, obj, item, m);
@@ -411,7 +416,7 @@ static int on_scalar(struct loader *l, yaml_event_t *ev)
 		struct frame *f = top(l);
 
 		if (is_merge_key(ev)) {
-			sc = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = "<<", .len = 2};
+			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = "<<", .len = 2 };
 			f->key_is_merge = true;
 		} else {
 			r = resolve_event(l, ev, &sc);
@@ -448,6 +453,9 @@ static int on_scalar(struct loader *l, yaml_event_t *ev)
 	r = count_node(l, m);
 	if (r >= 0)
 		r = record(l, node, (unsigned)m->line + 1, (unsigned)m->column + 1);
+	if (r >= 0 && sc.kind == CDI_SCALAR_UINT &&
+	    cdi_marks_note(l->marks, node, CDI_MARK_BIG_INTEGER) < 0)
+		r = oom(l);
 	if (r >= 0 && anchor)
 		r = anchor_define(l, anchor, node, true, NULL);
 	if (r < 0) {
@@ -463,7 +471,7 @@ static int on_start(struct loader *l, yaml_event_t *ev, bool mapping)
 	const char *anchor = (const char *)(mapping ? ev->data.mapping_start.anchor
 						    : ev->data.sequence_start.anchor);
 	const char *tag =
-	    (const char *)(mapping ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
+		(const char *)(mapping ? ev->data.mapping_start.tag : ev->data.sequence_start.tag);
 	struct frame *f;
 	json_t *node;
 	int r;
@@ -479,7 +487,7 @@ static int on_start(struct loader *l, yaml_event_t *ev, bool mapping)
 	if (!node)
 		return oom(l);
 	f = &l->stack[l->depth++];
-	*f = (struct frame){.node = node, .start = *m, .nodes_before = l->nodes, .anchor = -1};
+	*f = (struct frame){ .node = node, .start = *m, .nodes_before = l->nodes, .anchor = -1 };
 	r = count_node(l, m);
 	if (r < 0)
 		return r;
@@ -531,8 +539,7 @@ static json_t *copy_node(struct loader *l, const json_t *src, const yaml_mark_t 
 		dst = json_object();
 		if (!dst)
 			break;
-		json_object_keylen_foreach((json_t *)src, key, key_len, value)
-		{
+		json_object_keylen_foreach ((json_t *)src, key, key_len, value) {
 			json_t *c = copy_node(l, value, m, ret);
 
 			if (!c || json_object_setn_new_nocheck(dst, key, key_len, c) < 0) {
@@ -549,8 +556,7 @@ static json_t *copy_node(struct loader *l, const json_t *src, const yaml_mark_t 
 		dst = json_array();
 		if (!dst)
 			break;
-		json_array_foreach(src, i, value)
-		{
+		json_array_foreach (src, i, value) {
 			json_t *c = copy_node(l, value, m, ret);
 
 			if (!c || json_array_append_new(dst, c) < 0) {
@@ -582,6 +588,9 @@ static json_t *copy_node(struct loader *l, const json_t *src, const yaml_mark_t 
 	*ret = count_node(l, m);
 	if (*ret >= 0)
 		*ret = record(l, dst, (unsigned)m->line + 1, (unsigned)m->column + 1);
+	if (*ret >= 0 && json_is_string(src) &&
+	    cdi_marks_note(l->marks, dst, cdi_marks_flags(l->marks, src)) < 0)
+		*ret = oom(l);
 	if (*ret < 0) {
 		json_decref(dst);
 		return NULL;
@@ -606,7 +615,7 @@ static int on_alias(struct loader *l, yaml_event_t *ev)
 
 	if (in_key_position(l)) {
 		struct frame *f = top(l);
-		struct cdi_scalar sc = {.kind = CDI_SCALAR_STRING};
+		struct cdi_scalar sc = { .kind = CDI_SCALAR_STRING };
 		json_t *k = a->node;
 
 		switch (json_typeof(k)) {
@@ -615,25 +624,26 @@ static int on_alias(struct loader *l, yaml_event_t *ev)
 			sc.len = json_string_length(k);
 			break;
 		case JSON_INTEGER:
-			sc =
-			    (struct cdi_scalar){.kind = CDI_SCALAR_INT, .i = json_integer_value(k)};
+			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_INT,
+						  .i = json_integer_value(k) };
 			break;
 		case JSON_REAL:
-			sc = (struct cdi_scalar){.kind = CDI_SCALAR_FLOAT, .d = json_real_value(k)};
+			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_FLOAT,
+						  .d = json_real_value(k) };
 			break;
 		case JSON_TRUE:
 		case JSON_FALSE:
-			sc = (struct cdi_scalar){.kind = CDI_SCALAR_BOOL, .b = json_is_true(k)};
+			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_BOOL, .b = json_is_true(k) };
 			break;
 		case JSON_NULL:
-			sc = (struct cdi_scalar){.kind = CDI_SCALAR_NULL};
+			sc = (struct cdi_scalar){ .kind = CDI_SCALAR_NULL };
 			break;
 		default:
 			return fail(l, m, "mapping keys must be scalars");
 		}
 		/* The anchor table holds k for as long as the key is needed. */
 		f->have_key = true;
-		f->key_event = (yaml_event_t){0};
+		f->key_event = (yaml_event_t){ 0 };
 		key_string(&sc, f);
 		return set_key(l, f, m);
 	}
@@ -642,7 +652,9 @@ static int on_alias(struct loader *l, yaml_event_t *ev)
 		return fail(l, m, "nested deeper than %u levels", CDI_SPEC_MAX_DEPTH);
 	/* Check the whole expansion first, so a bomb fails before it costs. */
 	if (a->nodes > CDI_SPEC_MAX_NODES - l->nodes)
-		return fail(l, m, "more than %u nodes (after alias expansion)", CDI_SPEC_MAX_NODES);
+		return fail(l, m, "more than %u nodes after alias expansion (the limit)",
+			    CDI_SPEC_MAX_NODES);
+	l->aliased = true;
 	copy = copy_node(l, a->node, m, &r);
 	if (!copy)
 		return r;

@@ -516,7 +516,8 @@ static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, 
 	} else {
 		cdi_scalar_resolve(sc->s, sc->len, &v);
 	}
-	if (count_node(f) < 0)
+	/* An integer beyond int64 is a string node the libyaml path notes as such. */
+	if (count_node(f) < 0 || v.kind == CDI_SCALAR_UINT)
 		return DECLINE;
 	if (v.kind == CDI_SCALAR_STRING && !f->want_marks && v.len <= INTERN_MAX_LEN) {
 		*ret = intern_string(f, v.s, v.len);
@@ -716,7 +717,7 @@ int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cd
 	struct fast f = {
 	    .start = buf,
 	    .end = buf + len,
-	    .want_marks = marks != NULL,
+	    .want_marks = cdi_marks_positions(marks),
 	};
 	json_t *root = NULL;
 	int r;

@@ -235,9 +235,10 @@ static bool special_float(const char *s, size_t len, struct cdi_scalar *ret)
 		const char *text;
 		const char *canonical;
 	} specials[] = {
-	    {".nan", ".nan"},  {".NaN", ".nan"},   {".NAN", ".nan"},   {".inf", ".inf"},
-	    {".Inf", ".inf"},  {".INF", ".inf"},   {"+.inf", ".inf"},  {"+.Inf", ".inf"},
-	    {"+.INF", ".inf"}, {"-.inf", "-.inf"}, {"-.Inf", "-.inf"}, {"-.INF", "-.inf"},
+		{ ".nan", ".nan" },   { ".NaN", ".nan" },   { ".NAN", ".nan" },
+		{ ".inf", ".inf" },   { ".Inf", ".inf" },   { ".INF", ".inf" },
+		{ "+.inf", ".inf" },  { "+.Inf", ".inf" },  { "+.INF", ".inf" },
+		{ "-.inf", "-.inf" }, { "-.Inf", "-.inf" }, { "-.INF", "-.inf" },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(specials); i++) {
@@ -253,7 +254,7 @@ static bool special_float(const char *s, size_t len, struct cdi_scalar *ret)
 
 void cdi_scalar_resolve(const char *text, size_t len, struct cdi_scalar *ret)
 {
-	*ret = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = text, .len = len};
+	*ret = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
 
 	if (len == 0) {
 		ret->kind = CDI_SCALAR_NULL;

@@ -17,6 +17,8 @@
 
 #include <cdi/spec.h>
 
+#include "check.h"
+
 #define REF_TESTDATA                                                                               \
 	"/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema/testdata"
 
@@ -412,7 +414,12 @@ Test(spec, load_file)
 	free(path);
 
 	cr_expect_eq(cdi_spec_load_file("/", 0, &spec, &err), -EISDIR);
-	cr_expect_str_eq(cdi_error_message(&err), "/: cannot read: Is a directory");
+	cr_expect_str_eq(cdi_error_message(&err), "/: is a directory");
+	cdi_error_reset(&err);
+	/* Only regular files: a device (or a FIFO) is refused before anything is read. */
+	cr_expect_eq(cdi_spec_load_file("/dev/null", 0, &spec, &err), -EINVAL);
+	cr_expect_str_eq(cdi_error_message(&err),
+			 "/dev/null: not a regular file (a spec must be one)");
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_load_file(NULL, 0, &spec, &err), -EINVAL);
 	cdi_error_reset(&err);
@@ -441,7 +448,7 @@ Test(spec, too_large)
 	    cdi_spec_load_buffer("big", "x", (size_t)CDI_SPEC_MAX_BYTES + 1, 0, &spec, &err),
 	    -EFBIG);
 	cr_expect_str_eq(cdi_error_message(&err),
-			 "big: the spec is 16777217 bytes, more than the limit of 16777216");
+			 "big: the spec is 16777217 bytes, more than the limit of 16777216 bytes");
 	cdi_error_reset(&err);
 }
 
@@ -456,4 +463,76 @@ Test(spec, load_without_ret)
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_load_file("/nonexistent/r.yaml", 0, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);
+}
+
+/* Messages that used to mislead. An unquoted integer beyond int64 where an integer belongs is
+ * out of range (it is a number, not "the string"); quoted, it is a string. */
+Test(spec, huge_integer_is_out_of_range)
+{
+	static const char text[] = BASE_YAML "devices:\n"
+					     "  - name: dev1\n"
+					     "    containerEdits:\n"
+					     "      deviceNodes:\n"
+					     "        - path: /dev/x\n"
+					     "          major: 18446744073709551615\n"
+					     "          minor: \"18446744073709551615\"\n";
+	static const char json[] =
+		"{\"cdiVersion\": \"0.3.0\", \"kind\": \"vendor.com/device\", \"devices\": [{\"name\": "
+		"\"dev1\", \"containerEdits\": {\"deviceNodes\": [{\"path\": \"/dev/x\", \"major\": "
+		"18446744073709551615}]}}]}";
+
+	load_expect("h.yaml", text, 0, NULL,
+		    "h.yaml:8:18: devices[0].containerEdits.deviceNodes[0].major: "
+		    "18446744073709551615 is out of range for an int64",
+		    "h.yaml:9:18: devices[0].containerEdits.deviceNodes[0].minor: expected an "
+		    "integer, got the string \"18446744073709551615\"",
+		    NULL);
+	/* JSON too: jansson refuses it, the YAML reading of the JSON does not. */
+	load_expect("h.json", json, 0, NULL,
+		    "h.json:1:146: devices[0].containerEdits.deviceNodes[0].major: "
+		    "18446744073709551615 is out of range for an int64",
+		    NULL);
+	/* In the registry's brief mode, with no second reading for positions. */
+	load_expect("h.yaml", text, CDI_LOAD_FIRST_PROBLEM, NULL,
+		    "h.yaml: devices[0].containerEdits.deviceNodes[0].major: 18446744073709551615 "
+		    "is out of range for an int64",
+		    NULL);
+}
+
+/* A NUL in a JSON string: say so, without jansson's flag name. */
+Test(spec, json_nul_character)
+{
+	static const char json[] = "{\"cdiVersion\": \"0.3.0\", \"kind\": \"vendor.com/device\", "
+				   "\"devices\": [{\"name\": \"a\\u0000b\"}]}";
+	struct cdi_error err = CDI_ERROR_INIT;
+	cdi_spec *spec = NULL;
+
+	cr_expect_eq(cdi_spec_load_buffer("n.json", json, strlen(json), 0, &spec, &err), -EINVAL);
+	cr_expect(strstr(cdi_error_message(&err), "string contains a NUL character (\\u0000)"), "%s",
+		  cdi_error_message(&err));
+	cr_expect_null(strstr(cdi_error_message(&err), "JSON_ALLOW_NUL"), "%s",
+		       cdi_error_message(&err));
+	cdi_error_reset(&err);
+}
+
+/* A 15 MB spec with more nodes than the limit and no alias is too large, not an alias bomb. */
+Test(spec, many_nodes_without_alias_is_too_large, .timeout = 120)
+{
+	static const char head[] = BASE_YAML "devices:\n  - name: d\n    containerEdits:\n"
+					     "      env:\n";
+	size_t cap = 15u * 1024 * 1024, n;
+	char *text = malloc(cap + 1);
+	struct cdi_error err = CDI_ERROR_INIT;
+	cdi_spec *spec = NULL;
+
+	cr_assert_not_null(text);
+	n = (size_t)snprintf(text, cap, "%s", head);
+	while (n + 16 < cap)
+		n += (size_t)snprintf(text + n, cap - n, "        - A=1\n");
+	cr_expect_eq(cdi_spec_load_buffer("big.yaml", text, n, 0, &spec, &err), -EINVAL);
+	cr_expect(strstr(cdi_error_message(&err), "too large: more than 1048576 nodes (the limit)"),
+		  "%s", cdi_error_message(&err));
+	cr_expect_null(strstr(cdi_error_message(&err), "alias"), "%s", cdi_error_message(&err));
+	cdi_error_reset(&err);
+	free(text);
 }

@@ -797,7 +797,7 @@ Test(validate, marks)
 {
 	json_t *spec = parse(
 	    "{\"cdiVersion\":1.0,\"kind\":\"vendor.com/device\",\"devices\":[{\"containerEdits\":{\"env\":[\"FOO\",7],\"intelRdt\":{\"enableMonitoring\":\"x\",\"closID\":\".\"},\"deviceNodes\":[{\"path\":\"/a\",\"uid\":true}]}},{\"name\":\"x\",\"containerEdits\":{\"env\":[\"A=B\"]}},{\"name\":\"x\",\"containerEdits\":{\"env\":[\"A=B\"]}}]}");
-	struct cdi_marks *marks = cdi_marks_new();
+	struct cdi_marks *marks = cdi_marks_new(true);
 	json_t *devs = json_object_get(spec, "devices");
 	json_t *dev0 = json_array_get(devs, 0), *edits = json_object_get(dev0, "containerEdits");
 	json_t *env = json_object_get(edits, "env"), *rdt = json_object_get(edits, "intelRdt");

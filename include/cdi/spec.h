@@ -22,6 +22,9 @@ enum cdi_load_flags {
 	/* Also reject what the reference accepts but SPEC.md forbids:
 	 * relative paths, hook timeout <= 0. */
 	CDI_LOAD_STRICT = 1u << 0,
+	/* Refuse spec files and spec directories that users other than root and the caller
+	 * could write (by mode or ownership), instead of warning about them. */
+	CDI_LOAD_SECURE = 1u << 1,
 };
 
 enum cdi_format {
