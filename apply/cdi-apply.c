@@ -450,13 +450,16 @@ static int open_registry(const struct args *a, cdi_registry **ret)
 static void print_spec_problem(const cdi_problem *p, unsigned flags, const char *prefix)
 {
 	struct cdi_error again = CDI_ERROR_INIT;
+	const cdi_problem *first;
 	cdi_spec *spec = NULL;
 	const char *text = cdi_problem_text(p);
 
-	if (cdi_problem_file(p) && cdi_problem_field(p) && !cdi_problem_line(p) &&
+	/* The same problem, found again with its position: only then is it the one to print. */
+	if (cdi_problem_file(p) && !cdi_problem_line(p) &&
 	    cdi_spec_load_file(cdi_problem_file(p), flags, &spec, &again) < 0 &&
-	    cdi_error_count(&again) > 0)
-		text = cdi_problem_text(cdi_error_problem(&again, 0));
+	    (first = cdi_error_problem(&again, 0)) &&
+	    strcmp(cdi_problem_message(first), cdi_problem_message(p)) == 0)
+		text = cdi_problem_text(first);
 	fprintf(stderr, PROG ": %s%s\n", prefix, text);
 	cdi_spec_free(spec);
 	cdi_error_reset(&again);
