@@ -88,6 +88,7 @@ int cdi_version_compare(const char *a, const char *b);
  * (cdiVersion, kind, annotations, devices, containerEdits; fields of every
  * object in SPEC order), arrays as given. YAML starts with "---\n".
  * JSON is indented by 2 and ends with a newline.
+ * *ret_buf (NUL-terminated) is the caller's, to free with cdi_free().
  */
 int cdi_spec_emit(const json_t *spec, enum cdi_format format, char **ret_buf, size_t *ret_len,
 		  struct cdi_error *err);
