@@ -81,12 +81,9 @@ static const char usage_text[] =
 	"Exit status: 0 done, 1 problems (one line each on stderr), 2 usage error.\n";
 
 enum {
-	OPT_FROM_ANNOTATIONS = 0x100,
-	OPT_FROM_ENV,
-	OPT_STRICT,
+	OPT_STRICT = 0x100,
 	OPT_SECURE_SPECS,
 	OPT_LDCACHE,
-	OPT_VALIDATE,
 };
 
 struct args {
@@ -94,7 +91,8 @@ struct args {
 	size_t n_dirs;
 	const char *config;
 	const char *output;
-	bool from_annotations, from_env, list, validate, ldcache;
+	int from_annotations, from_env, list, validate; /* set by getopt_long itself */
+	bool ldcache;
 	const char *ldcache_rootfs;
 	unsigned flags;
 	char **rest;
@@ -104,15 +102,16 @@ struct args {
 /* What the options chose, checked against each other: -1 to go on, else the exit status. */
 static int check_args(struct args *a)
 {
-	if (a->validate && (a->list || a->n_dirs || a->config || a->output || a->from_annotations ||
-			    a->from_env))
+	if (a->validate &&
+	    (a->list || a->n_dirs || a->config || a->output || a->from_annotations || a->from_env))
 		return cli_usage_error("--validate takes only spec files (and --strict)");
 	if (a->validate && a->n_rest == 0)
 		return cli_usage_error("--validate needs at least one spec file");
 	if (a->list && (a->n_rest || a->config || a->output || a->from_annotations || a->from_env))
 		return cli_usage_error("--list takes only --spec-dir (and --strict)");
 	if (!a->validate && !a->list && a->n_rest == 0 && !a->from_annotations && !a->from_env)
-		return cli_usage_error("no device given (a qualified name such as nvidia.com/gpu=0)");
+		return cli_usage_error(
+			"no device given (a qualified name such as nvidia.com/gpu=0)");
 	if (a->output && !*a->output)
 		return cli_usage_error("--output needs a file name ('-' for stdout)");
 	if (a->config && !*a->config)
@@ -126,14 +125,14 @@ static int check_args(struct args *a)
 /* Returns -1 to go on, else the exit status. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
-	static const struct option options[] = {
+	const struct option options[] = {
 		{ "spec-dir", required_argument, NULL, 'd' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "list", no_argument, NULL, 'l' },
-		{ "validate", no_argument, NULL, OPT_VALIDATE },
-		{ "from-annotations", no_argument, NULL, OPT_FROM_ANNOTATIONS },
-		{ "from-env", no_argument, NULL, OPT_FROM_ENV },
+		{ "validate", no_argument, &a->validate, 1 },
+		{ "from-annotations", no_argument, &a->from_annotations, 1 },
+		{ "from-env", no_argument, &a->from_env, 1 },
 		{ "strict", no_argument, NULL, OPT_STRICT },
 		{ "secure-specs", no_argument, NULL, OPT_SECURE_SPECS },
 		{ "ldcache", optional_argument, NULL, OPT_LDCACHE },
@@ -164,17 +163,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'o':
 			a->output = optarg;
 			break;
+		case 0: /* a flag getopt_long set */
+			break;
 		case 'l':
-			a->list = true;
-			break;
-		case OPT_VALIDATE:
-			a->validate = true;
-			break;
-		case OPT_FROM_ANNOTATIONS:
-			a->from_annotations = true;
-			break;
-		case OPT_FROM_ENV:
-			a->from_env = true;
+			a->list = 1;
 			break;
 		case OPT_STRICT:
 			a->flags |= CDI_LOAD_STRICT;
@@ -494,7 +486,7 @@ static void say_nothing_found(const cdi_registry *reg)
 		const char *dir = cdi_registry_dir(reg, i);
 
 		snprintf(where, sizeof(where), "%s (%s)", dir,
-			 stat(dir, &st) < 0	  ? "missing"
+			 stat(dir, &st) < 0	? "missing"
 			 : !S_ISDIR(st.st_mode) ? "not a directory"
 						: "no usable spec");
 		fprintf(stderr, "%s %s", i ? "," : "", where);
@@ -687,6 +679,7 @@ static int cmd_inject(const struct args *a)
 		return 0; /* nothing asked for, nothing to rewrite */
 	if (q.n > 0 && inject(a, oci, &q, label, &reg) < 0)
 		return EXIT_PROBLEM;
+	cli_info("%s: %zu CDI device%s merged", label, q.n, q.n == 1 ? "" : "s");
 
 	if (a->ldcache && cdi_bundle_ldcache_config(oci, config, a->ldcache_rootfs, &err) < 0) {
 		print_problems(&err, "", label);

@@ -98,30 +98,6 @@ static int hex4(const char *s, unsigned *ret)
 	return 0;
 }
 
-static size_t put_utf8(char *out, unsigned cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xc0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xe0 | cp >> 12);
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | cp >> 18);
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
-}
-
 /* One \ escape at p (just past the backslash) into out; the bytes written, or -1. */
 static int unescape(struct parser *ps, char *out)
 {
@@ -150,7 +126,7 @@ static int unescape(struct parser *ps, char *out)
 		ps->p += 6;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
-	return (int)put_utf8(out, cp);
+	return (int)utf8_put(out, cp);
 }
 
 /*
@@ -310,40 +286,15 @@ static int parse_number(struct parser *ps, json_t **ret)
 
 static int parse_value(struct parser *ps, json_t **ret);
 
-static int parse_array(struct parser *ps, json_t **ret)
+static int parse_element(struct parser *ps, json_t *array)
 {
-	_cleanup_json_ json_t *a = json_array();
-	char what[16];
 	json_t *v;
 	int r;
 
-	if (!a)
-		return oom(ps);
-	ps->p++;
-	skip_blank(ps);
-	if (ps->p < ps->end && *ps->p == ']') {
-		ps->p++;
-		*ret = TAKE_PTR(a);
-		return 0;
-	}
-	for (;;) {
-		r = parse_value(ps, &v);
-		if (r < 0)
-			return r;
-		if (json_array_append_new(a, v) < 0)
-			return oom(ps);
-		skip_blank(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == ']')
-			break;
-		return fail_at(ps, ps->p, "expected ',' or ']', found %s", found(ps, what));
-	}
-	ps->p++;
-	*ret = TAKE_PTR(a);
-	return 0;
+	r = parse_value(ps, &v);
+	if (r < 0)
+		return r;
+	return json_array_append_new(array, v) < 0 ? oom(ps) : 0;
 }
 
 static int parse_member(struct parser *ps, json_t *obj)
@@ -384,37 +335,34 @@ static int parse_member(struct parser *ps, json_t *obj)
 	return 0;
 }
 
-static int parse_object(struct parser *ps, json_t **ret)
+/* An object or an array at p (on its opening bracket), its members or elements in order. */
+static int parse_container(struct parser *ps, bool object, json_t **ret)
 {
-	_cleanup_json_ json_t *obj = json_object();
+	_cleanup_json_ json_t *c = object ? json_object() : json_array();
+	const char close = object ? '}' : ']';
 	char what[16];
 	int r;
 
-	if (!obj)
+	if (!c)
 		return oom(ps);
 	ps->p++;
 	skip_blank(ps);
-	if (ps->p < ps->end && *ps->p == '}') {
-		ps->p++;
-		*ret = TAKE_PTR(obj);
-		return 0;
-	}
-	for (;;) {
-		r = parse_member(ps, obj);
+	/* Empty, or one item after another: a ',' is always followed by an item. */
+	for (bool empty = ps->p < ps->end && *ps->p == close; !empty;) {
+		r = object ? parse_member(ps, c) : parse_element(ps, c);
 		if (r < 0)
 			return r;
 		skip_blank(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			skip_blank(ps);
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == '}')
+		if (ps->p < ps->end && *ps->p == close)
 			break;
-		return fail_at(ps, ps->p, "expected ',' or '}', found %s", found(ps, what));
+		if (ps->p >= ps->end || *ps->p != ',')
+			return fail_at(ps, ps->p, "expected ',' or '%c', found %s", close,
+				       found(ps, what));
+		ps->p++;
+		skip_blank(ps);
 	}
 	ps->p++;
-	*ret = TAKE_PTR(obj);
+	*ret = TAKE_PTR(c);
 	return 0;
 }
 
@@ -446,7 +394,7 @@ static int parse_value(struct parser *ps, json_t **ret)
 			return fail_at(ps, ps->p, "nested deeper than %d levels",
 				       JSON_PARSER_MAX_DEPTH);
 		ps->depth++;
-		r = *ps->p == '{' ? parse_object(ps, ret) : parse_array(ps, ret);
+		r = parse_container(ps, *ps->p == '{', ret);
 		ps->depth--;
 		return r;
 	case '"':

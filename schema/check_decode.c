@@ -57,59 +57,41 @@ struct kind {
 #define REQUIRED(n, t) FIELD(n, .type = (t), .required = true)
 
 static const struct field device_node_fields[] = {
-	REQUIRED("path", V_STRING),
-	STRING("hostPath"),
-	STRING("type"),
-	INT64("major"),
-	INT64("minor"),
-	UINT32("fileMode"),
-	STRING("permissions"),
-	UINT32("uid"),
-	UINT32("gid"),
+	REQUIRED("path", V_STRING), STRING("hostPath"), STRING("type"),
+	INT64("major"), INT64("minor"), UINT32("fileMode"), STRING("permissions"),
+	UINT32("uid"), UINT32("gid"),
 };
 static const struct kind device_node_kind = KIND(device_node_fields);
 
 static const struct field mount_fields[] = {
-	REQUIRED("hostPath", V_STRING),
-	REQUIRED("containerPath", V_STRING),
-	ARRAY("options", V_STRING),
-	STRING("type"),
+	REQUIRED("hostPath", V_STRING), REQUIRED("containerPath", V_STRING),
+	ARRAY("options", V_STRING), STRING("type"),
 };
 static const struct kind mount_kind = KIND(mount_fields);
 
 /* timeout is a Go int: int64 here; SPEC.md's "> 0" is a strict rule. */
 static const struct field hook_fields[] = {
-	REQUIRED("hookName", V_STRING),
-	REQUIRED("path", V_STRING),
-	ARRAY("args", V_STRING),
-	ARRAY("env", V_STRING),
-	INT64("timeout"),
+	REQUIRED("hookName", V_STRING), REQUIRED("path", V_STRING),
+	ARRAY("args", V_STRING), ARRAY("env", V_STRING), INT64("timeout"),
 };
 static const struct kind hook_kind = KIND(hook_fields);
 
 /* enableCMT and enableMBM were dropped in 1.1.0: unknown fields now. */
 static const struct field intel_rdt_fields[] = {
-	STRING("closID"),
-	STRING("l3CacheSchema"),
-	STRING("memBwSchema"),
-	ARRAY("schemata", V_STRING),
+	STRING("closID"), STRING("l3CacheSchema"), STRING("memBwSchema"), ARRAY("schemata", V_STRING),
 	BOOL("enableMonitoring"),
 };
 static const struct kind intel_rdt_kind = KIND(intel_rdt_fields);
 
 static const struct field net_device_fields[] = {
-	REQUIRED("hostInterfaceName", V_STRING),
-	REQUIRED("name", V_STRING),
+	REQUIRED("hostInterfaceName", V_STRING), REQUIRED("name", V_STRING),
 };
 static const struct kind net_device_kind = KIND(net_device_fields);
 
 static const struct field edits_fields[] = {
-	ARRAY("env", V_STRING),
-	OBJECTS("deviceNodes", &device_node_kind),
-	OBJECTS("netDevices", &net_device_kind),
-	OBJECTS("hooks", &hook_kind),
-	OBJECTS("mounts", &mount_kind),
-	OBJECT("intelRdt", &intel_rdt_kind),
+	ARRAY("env", V_STRING), OBJECTS("deviceNodes", &device_node_kind),
+	OBJECTS("netDevices", &net_device_kind), OBJECTS("hooks", &hook_kind),
+	OBJECTS("mounts", &mount_kind), OBJECT("intelRdt", &intel_rdt_kind),
 	ARRAY("additionalGids", V_UINT32),
 };
 static const struct kind edits_kind = KIND(edits_fields);
@@ -117,16 +99,12 @@ static const struct kind edits_kind = KIND(edits_fields);
 /* containerEdits is not required here: a device without it gets the clearer "has no
  * container edits" (the reference's "empty device edits"). */
 static const struct field device_fields[] = {
-	REQUIRED("name", V_STRING),
-	MAP("annotations"),
-	OBJECT("containerEdits", &edits_kind),
+	REQUIRED("name", V_STRING), MAP("annotations"), OBJECT("containerEdits", &edits_kind),
 };
 static const struct kind device_kind = KIND(device_fields);
 
 static const struct field spec_fields[] = {
-	REQUIRED("cdiVersion", V_STRING),
-	REQUIRED("kind", V_STRING),
-	MAP("annotations"),
+	REQUIRED("cdiVersion", V_STRING), REQUIRED("kind", V_STRING), MAP("annotations"),
 	FIELD("devices", .type = V_ARRAY, .elem = V_OBJECT, .kind = &device_kind, .required = true),
 	OBJECT("containerEdits", &edits_kind),
 };

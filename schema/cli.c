@@ -65,36 +65,22 @@ enum cli_level cli_level(void)
 	return level;
 }
 
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
+/* The three ways to say something differ only in the level they need and their prefix. */
+#define SAY_FUNCTION(name, min_level, prefix)                                                    \
+	void name(const char *fmt, ...)                                                          \
+	{                                                                                        \
+		va_list ap;                                                                      \
+                                                                                                 \
+		if (level < (min_level))                                                         \
+			return;                                                                  \
+		va_start(ap, fmt);                                                               \
+		vsay((prefix), fmt, ap);                                                         \
+		va_end(ap);                                                                      \
+	}
 
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level < CLI_NORMAL)
-		return;
-	va_start(ap, fmt);
-	vsay("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void cli_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level < CLI_VERBOSE)
-		return;
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
-}
+SAY_FUNCTION(cli_error, CLI_QUIET, "")
+SAY_FUNCTION(cli_warning, CLI_NORMAL, "warning: ")
+SAY_FUNCTION(cli_info, CLI_VERBOSE, "")
 
 int cli_usage_error(const char *fmt, ...)
 {

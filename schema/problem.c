@@ -144,32 +144,9 @@ _public_ const char *cdi_error_message(const struct cdi_error *err)
 	return cdi_error_count(err) ? err->_list->v[0].text : "";
 }
 
-_public_ const char *cdi_problem_text(const cdi_problem *p)
-{
-	return p ? p->text : NULL;
-}
-
-_public_ const char *cdi_problem_message(const cdi_problem *p)
-{
-	return p ? p->message : NULL;
-}
-
-_public_ const char *cdi_problem_file(const cdi_problem *p)
-{
-	return p ? p->file : NULL;
-}
-
-_public_ const char *cdi_problem_field(const cdi_problem *p)
-{
-	return p ? p->field : NULL;
-}
-
-_public_ unsigned cdi_problem_line(const cdi_problem *p)
-{
-	return p ? p->line : 0;
-}
-
-_public_ unsigned cdi_problem_column(const cdi_problem *p)
-{
-	return p ? p->column : 0;
-}
+PUBLIC_GETTER(const char *, cdi_problem_text, cdi_problem, text, NULL)
+PUBLIC_GETTER(const char *, cdi_problem_message, cdi_problem, message, NULL)
+PUBLIC_GETTER(const char *, cdi_problem_file, cdi_problem, file, NULL)
+PUBLIC_GETTER(const char *, cdi_problem_field, cdi_problem, field, NULL)
+PUBLIC_GETTER(unsigned, cdi_problem_line, cdi_problem, line, 0)
+PUBLIC_GETTER(unsigned, cdi_problem_column, cdi_problem, column, 0)

@@ -231,35 +231,12 @@ _public_ int cdi_spec_validate_json(const json_t *spec, const char *name, unsign
 	return cdi_spec_check((json_t *)spec, name, NULL, flags, false, err);
 }
 
-_public_ const json_t *cdi_spec_json(const cdi_spec *spec)
-{
-	return spec ? spec->root : NULL;
-}
-
-_public_ const char *cdi_spec_path(const cdi_spec *spec)
-{
-	return spec ? spec->path : NULL;
-}
-
-_public_ const char *cdi_spec_vendor(const cdi_spec *spec)
-{
-	return spec ? spec->vendor : NULL;
-}
-
-_public_ const char *cdi_spec_class(const cdi_spec *spec)
-{
-	return spec ? spec->class_name : NULL;
-}
-
-_public_ const char *cdi_spec_version(const cdi_spec *spec)
-{
-	return spec ? spec->version : NULL;
-}
-
-_public_ size_t cdi_spec_device_count(const cdi_spec *spec)
-{
-	return spec ? spec->n_devices : 0;
-}
+PUBLIC_GETTER(const json_t *, cdi_spec_json, cdi_spec, root, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_path, cdi_spec, path, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_vendor, cdi_spec, vendor, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_class, cdi_spec, class_name, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_version, cdi_spec, version, NULL)
+PUBLIC_GETTER(size_t, cdi_spec_device_count, cdi_spec, n_devices, 0)
 
 _public_ const json_t *cdi_spec_device(const cdi_spec *spec, size_t i)
 {

@@ -252,6 +252,30 @@ static bool special_float(const char *s, size_t len, struct cdi_scalar *ret)
 	return false;
 }
 
+/* true/True/TRUE, false/False/FALSE, null/Null/NULL; anything else stays a string. */
+static void resolve_word(const char *text, size_t len, struct cdi_scalar *ret)
+{
+	static const struct {
+		const char *word;
+		enum cdi_scalar_kind kind;
+		bool b;
+	} words[] = {
+		{ "true", CDI_SCALAR_BOOL, true },   { "True", CDI_SCALAR_BOOL, true },
+		{ "TRUE", CDI_SCALAR_BOOL, true },   { "false", CDI_SCALAR_BOOL, false },
+		{ "False", CDI_SCALAR_BOOL, false }, { "FALSE", CDI_SCALAR_BOOL, false },
+		{ "null", CDI_SCALAR_NULL, false },  { "Null", CDI_SCALAR_NULL, false },
+		{ "NULL", CDI_SCALAR_NULL, false },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(words); i++) {
+		if (eq(text, len, words[i].word)) {
+			ret->kind = words[i].kind;
+			ret->b = words[i].b;
+			return;
+		}
+	}
+}
+
 void cdi_scalar_resolve(const char *text, size_t len, struct cdi_scalar *ret)
 {
 	*ret = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = text, .len = len };
@@ -264,22 +288,11 @@ void cdi_scalar_resolve(const char *text, size_t len, struct cdi_scalar *ret)
 	switch (text[0]) {
 	case 't':
 	case 'T':
-		if (eq(text, len, "true") || eq(text, len, "True") || eq(text, len, "TRUE")) {
-			ret->kind = CDI_SCALAR_BOOL;
-			ret->b = true;
-		}
-		return;
 	case 'f':
 	case 'F':
-		if (eq(text, len, "false") || eq(text, len, "False") || eq(text, len, "FALSE")) {
-			ret->kind = CDI_SCALAR_BOOL;
-			ret->b = false;
-		}
-		return;
 	case 'n':
 	case 'N':
-		if (eq(text, len, "null") || eq(text, len, "Null") || eq(text, len, "NULL"))
-			ret->kind = CDI_SCALAR_NULL;
+		resolve_word(text, len, ret);
 		return;
 	case '~':
 		if (len == 1)

@@ -77,7 +77,7 @@ int main(void)
 		return 3;
 	printf("%s\n", cdi_error_message(&err));
 	cdi_error_reset(&err);
-	free(v), free(c), free(n);
+	cdi_free(v), cdi_free(c), cdi_free(n);
 	return 0;
 }
 EOF
