@@ -6,6 +6,7 @@
 #   make bench           benchmarks with their budgets
 #   make demo            generate a spec for the simulated host, apply a device
 #   make install         PREFIX, DESTDIR, LIBDIR honoured
+#   make format          clang-format every C file in place; make format-check only checks
 
 .DEFAULT_GOAL := all
 .SUFFIXES:
@@ -100,13 +101,24 @@ $(B)/%.a:
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(SHLIB): $(SCHEMA_OBJ) $(APPLY_OBJ)
-	$(CC) -shared -Wl,-soname,libcdi.so.$(SOVERSION) -Wl,--no-undefined $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS)
+# Exported: exactly the functions of include/cdi/*.h, versioned (libcdi.sym; tests/abi.sh).
+$(SHLIB): $(SCHEMA_OBJ) $(APPLY_OBJ) libcdi.sym
+	$(CC) -shared -Wl,-soname,libcdi.so.$(SOVERSION) -Wl,--version-script=libcdi.sym \
+		-Wl,--no-undefined $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_LIBS)
 $(B)/libcdi.so: $(SHLIB)
 	ln -sf libcdi.so.$(VERSION) $(B)/libcdi.so.$(SOVERSION)
 	ln -sf libcdi.so.$(VERSION) $@
 
-$(B)/libcdi.pc: Makefile
+# The .pc file bakes in the install directories: rebuilt whenever one of them changes, not only
+# when the Makefile does (a stamp that is rewritten only when its content differs).
+PC_VARS := $(prefix) $(exec_prefix) $(libdir) $(includedir) $(VERSION)
+$(B)/libcdi.pc.vars: FORCE
+	@mkdir -p $(@D)
+	@echo '$(PC_VARS)' | cmp -s - $@ 2>/dev/null || echo '$(PC_VARS)' >$@
+FORCE:
+.PHONY: FORCE
+
+$(B)/libcdi.pc: $(B)/libcdi.pc.vars Makefile
 	@mkdir -p $(@D)
 	printf '%s\n' 'prefix=$(prefix)' 'exec_prefix=$(exec_prefix)' 'libdir=$(libdir)' \
 		'includedir=$(includedir)' '' 'Name: libcdi' \
@@ -172,6 +184,14 @@ uninstall:
 		$(DESTDIR)$(pkgconfigdir)/libcdi.pc
 	rm -rf $(DESTDIR)$(includedir)/cdi
 .PHONY: uninstall
+
+# clang-format over the tree's C files (the repo's .clang-format). Not part of check yet.
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find apply generate schema include tests -name '*.[ch]')
+format:
+	clang-format -i $(FORMAT_FILES)
+format-check:
+	clang-format --dry-run --Werror $(FORMAT_FILES)
+.PHONY: format format-check
 
 clean:
 	rm -rf $(BUILD)

@@ -119,9 +119,10 @@ _public_ int cdi_annotations_update(json_t *annotations, const char *plugin, con
 
 wrap:
 	/* The reference wraps every cause: "CDI annotation failed: <cause>". */
-	for (size_t i = 0; i < sub.n_problems; i++)
-		cdi_fail(err, r, "CDI annotation failed: %s", sub.problems[i].message);
-	if (sub.n_problems == 0)
+	for (size_t i = 0; i < cdi_error_count(&sub); i++)
+		cdi_fail(err, r, "CDI annotation failed: %s",
+			 cdi_problem_message(cdi_error_problem(&sub, i)));
+	if (cdi_error_count(&sub) == 0)
 		cdi_fail(err, r, "CDI annotation failed");
 	cdi_error_reset(&sub);
 	return r;

@@ -191,6 +191,36 @@ static int edits_array(struct editor *ed, const struct cdi_edit_source *s, const
 	return 0;
 }
 
+/*
+ * A walk over every item of edits[key] in every source, in order: the list the reference's
+ * merged ContainerEdits would hold. it.s and it.k say where the current item is.
+ */
+struct items {
+	const struct cdi_edit_source *src, *s;
+	size_t n, i;
+	const char *key;
+	const json_t *list;
+	size_t k;
+};
+
+#define ITEMS(src_, n_, key_) ((struct items){ .src = (src_), .n = (n_), .key = (key_) })
+
+/* The next item, or NULL at the end and when a list is not an array (then *r < 0). */
+static const json_t *items_next(struct editor *ed, struct items *it, int *r)
+{
+	*r = 0;
+	while (!it->list || it->k + 1 >= json_array_size(it->list)) {
+		if (it->i >= it->n)
+			return NULL;
+		it->s = &it->src[it->i++];
+		*r = edits_array(ed, it->s, it->key, &it->list);
+		if (*r < 0)
+			return NULL;
+		it->k = SIZE_MAX;
+	}
+	return json_array_get(it->list, ++it->k);
+}
+
 static int check_sources(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
 	int ret = 0;
@@ -213,24 +243,19 @@ static size_t env_key_len(const char *s)
 static int apply_env(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
 	struct cdi_strmap index __attribute__((cleanup(cdi_strmap_free))) = { 0 };
+	struct items it = ITEMS(src, n, "env");
 	json_t *process, *env;
-	size_t total = 0, i, k;
-	const json_t *list, *v;
+	size_t total = 0, k;
+	const json_t *v;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "env", &list);
-		if (r < 0)
-			return r;
-		if (!list)
-			continue;
-		json_array_foreach(list, k, v)
-			if (!json_is_string(v))
-				return edit_problem(ed, -EINVAL, &src[i], "env", "entry %zu is not a string", k);
-		total += json_array_size(list);
+	while ((v = items_next(ed, &it, &r))) {
+		if (!json_is_string(v))
+			return edit_problem(ed, -EINVAL, it.s, "env", "entry %zu is not a string", it.k);
+		total++;
 	}
-	if (total == 0)
-		return 0;
+	if (r < 0 || total == 0)
+		return r;
 
 	/* AddMultipleProcessEnv: index the existing entries (the last of a duplicate key wins),
 	 * overwrite a known key in place, append the others. */
@@ -253,25 +278,23 @@ static int apply_env(struct editor *ed, const struct cdi_edit_source *src, size_
 		if (cdi_strmap_put(&index, json_string_value(v), env_key_len(json_string_value(v)), k) < 0)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
-	for (i = 0; i < n; i++) {
-		edits_array(ed, &src[i], "env", &list);
-		json_array_foreach(list, k, v) {
-			const char *s = json_string_value(v);
-			size_t *at = cdi_strmap_get(&index, s, env_key_len(s));
-			json_t *copy = json_string(s);
+	it = ITEMS(src, n, "env");
+	while ((v = items_next(ed, &it, &r))) {
+		const char *s = json_string_value(v);
+		size_t *at = cdi_strmap_get(&index, s, env_key_len(s));
+		json_t *copy = json_string(s);
 
-			if (!copy)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-			if (at) {
-				json_array_set_new(env, *at, copy);
-				continue;
-			}
-			if (json_array_append_new(env, copy) < 0 ||
-			    cdi_strmap_put(&index, s, env_key_len(s), json_array_size(env) - 1) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		if (!copy)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		if (at) {
+			json_array_set_new(env, *at, copy);
+			continue;
 		}
+		if (json_array_append_new(env, copy) < 0 ||
+		    cdi_strmap_put(&index, s, env_key_len(s), json_array_size(env) - 1) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return r;
 }
 
 /* ---- 2. device nodes -------------------------------------------------------------------- */
@@ -605,20 +628,17 @@ static json_t *cgroup_rule(const struct node *nd)
 static int apply_device_nodes(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
 	struct keyed_list devs __attribute__((cleanup(keyed_list_free))) = { 0 };
+	struct items it = ITEMS(src, n, "deviceNodes");
 	_cleanup_free_ size_t *order = NULL;
 	json_t *lnx, *devices, *resources = NULL, *rules = NULL;
-	size_t total = 0, i, k, n_order;
-	const json_t *list, *v;
+	size_t total = 0, n_order;
+	const json_t *v;
 	int r, ret = 0;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "deviceNodes", &list);
-		if (r < 0)
-			return r;
-		total += json_array_size(list);
-	}
-	if (total == 0)
-		return 0;
+	while (items_next(ed, &it, &r))
+		total++;
+	if (r < 0 || total == 0)
+		return r;
 
 	if ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux", &lnx)) < 0 ||
 	    (r = own_member(ed, lnx, "devices", JSON_ARRAY, true, "linux.devices", &devices)) < 0)
@@ -626,52 +646,48 @@ static int apply_device_nodes(struct editor *ed, const struct cdi_edit_source *s
 	if (keyed_list_load(&devs, devices, "path", total) < 0)
 		return cdi_fail(ed->err, -ENOMEM, "out of memory");
 
-	for (i = 0; i < n; i++) {
-		edits_array(ed, &src[i], "deviceNodes", &list);
-		json_array_foreach(list, k, v) {
-			struct node nd;
-			_cleanup_json_ json_t *dev = NULL;
-			json_t *rule;
-			struct chain *c;
+	it = ITEMS(src, n, "deviceNodes");
+	while ((v = items_next(ed, &it, &r))) {
+		struct node nd;
+		_cleanup_json_ json_t *dev = NULL;
+		json_t *rule;
+		struct chain *c;
 
-			r = node_parse(ed, &src[i], k, v, &nd);
-			if (r == 0)
-				r = node_fill(ed, &src[i], k, &nd);
-			if (r < 0) {
-				/* Keep going: every bad node is worth one line. */
-				ret = ret ? ret : r;
-				continue;
-			}
-			if (ret < 0)
-				continue;
-
-			dev = oci_device(&nd, ed->root);
-			if (!dev)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-			/* RemoveDevice(path) then AddDevice: the first entry with this path goes, a
-			 * second one is replaced in place, else the device is appended. */
-			keyed_list_remove_first(&devs, nd.path);
-			c = keyed_list_chain(&devs, nd.path);
-			if (c && c->head != NONE) {
-				json_decref(devs.slots[c->head].item);
-				devs.slots[c->head].item = json_incref(dev);
-			} else if (keyed_list_append(&devs, dev, nd.path) < 0) {
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-			}
-
-			if (strcmp(nd.type, "b") != 0 && strcmp(nd.type, "c") != 0)
-				continue;
-			if (!rules) {
-				if ((r = own_member(ed, lnx, "resources", JSON_OBJECT, true,
-						    "linux.resources", &resources)) < 0 ||
-				    (r = own_member(ed, resources, "devices", JSON_ARRAY, true,
-						    "linux.resources.devices", &rules)) < 0)
-					return r;
-			}
-			rule = cgroup_rule(&nd);
-			if (!rule || json_array_append_new(rules, rule) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		r = node_parse(ed, it.s, it.k, v, &nd);
+		if (r == 0)
+			r = node_fill(ed, it.s, it.k, &nd);
+		if (r < 0) {
+			/* Keep going: every bad node is worth one line. */
+			ret = ret ? ret : r;
+			continue;
 		}
+		if (ret < 0)
+			continue;
+
+		dev = oci_device(&nd, ed->root);
+		if (!dev)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		/* RemoveDevice(path) then AddDevice: the first entry with this path goes, a second
+		 * one is replaced in place, else the device is appended. */
+		keyed_list_remove_first(&devs, nd.path);
+		c = keyed_list_chain(&devs, nd.path);
+		if (c && c->head != NONE) {
+			json_decref(devs.slots[c->head].item);
+			devs.slots[c->head].item = json_incref(dev);
+		} else if (keyed_list_append(&devs, dev, nd.path) < 0) {
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		}
+
+		if (strcmp(nd.type, "b") != 0 && strcmp(nd.type, "c") != 0)
+			continue;
+		if (!rules && ((r = own_member(ed, lnx, "resources", JSON_OBJECT, true,
+					       "linux.resources", &resources)) < 0 ||
+			       (r = own_member(ed, resources, "devices", JSON_ARRAY, true,
+					       "linux.resources.devices", &rules)) < 0))
+			return r;
+		rule = cgroup_rule(&nd);
+		if (!rule || json_array_append_new(rules, rule) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
 	if (ret < 0)
 		return ret;
@@ -686,40 +702,35 @@ static int apply_device_nodes(struct editor *ed, const struct cdi_edit_source *s
 
 static int apply_net_devices(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
+	struct items it = ITEMS(src, n, "netDevices");
 	json_t *lnx = NULL, *netdevs = NULL;
-	const json_t *list, *v;
-	size_t i, k;
+	const json_t *v;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "netDevices", &list);
-		if (r < 0)
-			return r;
-		json_array_foreach(list, k, v) {
-			const json_t *host = json_object_get(v, "hostInterfaceName");
-			const json_t *name = json_object_get(v, "name");
-			json_t *dev;
+	while ((v = items_next(ed, &it, &r))) {
+		const json_t *host = json_object_get(v, "hostInterfaceName");
+		const json_t *name = json_object_get(v, "name");
+		json_t *dev;
 
-			if (!json_is_string(host) || !json_is_string(name))
-				return item_problem(ed, -EINVAL, &src[i], "netDevices", k,
-						    "hostInterfaceName and name must be strings");
-			if (!netdevs &&
-			    ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux", &lnx)) < 0 ||
-			     (r = own_member(ed, lnx, "netDevices", JSON_OBJECT, true,
-					     "linux.netDevices", &netdevs)) < 0))
-				return r;
-			/* LinuxNetDevice: name omitempty. Set or overwrite. */
-			dev = json_object();
-			if (!dev || (*json_string_value(name) &&
-				     !set_string(dev, "name", json_string_value(name)))) {
-				json_decref(dev);
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-			}
-			if (json_object_set_new(netdevs, json_string_value(host), dev) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		if (!json_is_string(host) || !json_is_string(name))
+			return item_problem(ed, -EINVAL, it.s, "netDevices", it.k,
+					    "hostInterfaceName and name must be strings");
+		if (!netdevs &&
+		    ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux", &lnx)) < 0 ||
+		     (r = own_member(ed, lnx, "netDevices", JSON_OBJECT, true, "linux.netDevices",
+				     &netdevs)) < 0))
+			return r;
+		/* LinuxNetDevice: name omitempty. Set or overwrite. */
+		dev = json_object();
+		if (!dev ||
+		    (*json_string_value(name) && !set_string(dev, "name", json_string_value(name)))) {
+			json_decref(dev);
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 		}
+		if (json_object_set_new(netdevs, json_string_value(host), dev) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return r;
 }
 
 /* ---- 4. mounts -------------------------------------------------------------------------- */
@@ -823,35 +834,31 @@ static int cmp_depth(const void *a, const void *b)
 static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
 	struct keyed_list mnts __attribute__((cleanup(keyed_list_free))) = { 0 };
+	struct items it = ITEMS(src, n, "mounts");
 	_cleanup_free_ struct depth_order *sorted = NULL;
 	_cleanup_free_ size_t *order = NULL;
-	size_t total = 0, i, k, n_order;
-	const json_t *list, *v;
+	size_t total = 0, i, n_order;
+	const json_t *v;
 	json_t *mounts;
 	bool userns;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "mounts", &list);
-		if (r < 0)
-			return r;
-		json_array_foreach(list, k, v) {
-			const json_t *type = json_object_get(v, "type");
-			const json_t *options = json_object_get(v, "options");
+	while ((v = items_next(ed, &it, &r))) {
+		const json_t *type = json_object_get(v, "type");
+		const json_t *options = json_object_get(v, "options");
 
-			if (!json_is_string(json_object_get(v, "containerPath")) ||
-			    !json_is_string(json_object_get(v, "hostPath")))
-				return item_problem(ed, -EINVAL, &src[i], "mounts", k,
-						    "hostPath and containerPath must be strings");
-			if ((type && !json_is_null(type) && !json_is_string(type)) ||
-			    (options && !json_is_null(options) && !string_array(options)))
-				return item_problem(ed, -EINVAL, &src[i], "mounts", k,
-						    "type must be a string and options an array of strings");
-		}
-		total += json_array_size(list);
+		if (!json_is_string(json_object_get(v, "containerPath")) ||
+		    !json_is_string(json_object_get(v, "hostPath")))
+			return item_problem(ed, -EINVAL, it.s, "mounts", it.k,
+					    "hostPath and containerPath must be strings");
+		if ((type && !json_is_null(type) && !json_is_string(type)) ||
+		    (options && !json_is_null(options) && !string_array(options)))
+			return item_problem(ed, -EINVAL, it.s, "mounts", it.k,
+					    "type must be a string and options an array of strings");
+		total++;
 	}
-	if (total == 0)
-		return 0;
+	if (r < 0 || total == 0)
+		return r;
 
 	userns = has_user_namespace(ed->root);
 	r = own_member(ed, ed->root, "mounts", JSON_ARRAY, true, "mounts", &mounts);
@@ -860,18 +867,16 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 	if (keyed_list_load(&mnts, mounts, "destination", total) < 0)
 		return cdi_fail(ed->err, -ENOMEM, "out of memory");
 
-	for (i = 0; i < n; i++) {
-		edits_array(ed, &src[i], "mounts", &list);
-		json_array_foreach(list, k, v) {
-			_cleanup_json_ json_t *mnt = oci_mount(v, userns);
+	it = ITEMS(src, n, "mounts");
+	while ((v = items_next(ed, &it, &r))) {
+		_cleanup_json_ json_t *mnt = oci_mount(v, userns);
 
-			if (!mnt)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-			/* RemoveMount: the first exact match of the destination, no cleaning. */
-			keyed_list_remove_first(&mnts, item_key(mnt, "destination"));
-			if (keyed_list_append(&mnts, mnt, item_key(mnt, "destination")) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-		}
+		if (!mnt)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		/* RemoveMount: the first exact match of the destination, no cleaning. */
+		keyed_list_remove_first(&mnts, item_key(mnt, "destination"));
+		if (keyed_list_append(&mnts, mnt, item_key(mnt, "destination")) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
 
 	/* Stable sort of every mount by the depth of filepath.Clean(destination) (PR #241). */
@@ -922,47 +927,43 @@ fail:
 
 static int apply_hooks(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
+	struct items it = ITEMS(src, n, "hooks");
 	json_t *hooks = NULL, *stages[ELEMENTSOF(hook_names)] = { 0 };
-	const json_t *list, *v;
-	size_t i, k, h;
+	const json_t *v;
+	size_t h;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "hooks", &list);
-		if (r < 0)
-			return r;
-		json_array_foreach(list, k, v) {
-			const char *name = json_string_value(json_object_get(v, "hookName"));
-			const json_t *args = json_object_get(v, "args"), *env = json_object_get(v, "env");
-			const json_t *timeout = json_object_get(v, "timeout");
-			char field[64];
-			json_t *hook;
+	while ((v = items_next(ed, &it, &r))) {
+		const char *name = json_string_value(json_object_get(v, "hookName"));
+		const json_t *args = json_object_get(v, "args"), *env = json_object_get(v, "env");
+		const json_t *timeout = json_object_get(v, "timeout");
+		char field[64];
+		json_t *hook;
 
-			if (!json_is_string(json_object_get(v, "path")) ||
-			    (args && !json_is_null(args) && !string_array(args)) ||
-			    (env && !json_is_null(env) && !string_array(env)) ||
-			    (timeout && !json_is_null(timeout) && !json_is_integer(timeout)))
-				return item_problem(ed, -EINVAL, &src[i], "hooks", k,
-						    "path must be a string, args and env arrays of strings, timeout an integer");
-			for (h = 0; h < ELEMENTSOF(hook_names); h++)
-				if (name && strcmp(name, hook_names[h]) == 0)
-					break;
-			if (h == ELEMENTSOF(hook_names))
-				return item_problem(ed, -EINVAL, &src[i], "hooks", k,
-						    "unknown hook name \"%s\"", name ? name : "");
-			if (!hooks && (r = own_member(ed, ed->root, "hooks", JSON_OBJECT, true, "hooks",
-						      &hooks)) < 0)
-				return r;
-			snprintf(field, sizeof(field), "hooks.%s", hook_names[h]);
-			if (!stages[h] && (r = own_member(ed, hooks, hook_names[h], JSON_ARRAY, true, field,
-							  &stages[h])) < 0)
-				return r;
-			hook = oci_hook(v);
-			if (!hook || json_array_append_new(stages[h], hook) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-		}
+		if (!json_is_string(json_object_get(v, "path")) ||
+		    (args && !json_is_null(args) && !string_array(args)) ||
+		    (env && !json_is_null(env) && !string_array(env)) ||
+		    (timeout && !json_is_null(timeout) && !json_is_integer(timeout)))
+			return item_problem(ed, -EINVAL, it.s, "hooks", it.k,
+					    "path must be a string, args and env arrays of strings, timeout an integer");
+		for (h = 0; h < ELEMENTSOF(hook_names); h++)
+			if (name && strcmp(name, hook_names[h]) == 0)
+				break;
+		if (h == ELEMENTSOF(hook_names))
+			return item_problem(ed, -EINVAL, it.s, "hooks", it.k,
+					    "unknown hook name \"%s\"", name ? name : "");
+		if (!hooks &&
+		    (r = own_member(ed, ed->root, "hooks", JSON_OBJECT, true, "hooks", &hooks)) < 0)
+			return r;
+		snprintf(field, sizeof(field), "hooks.%s", hook_names[h]);
+		if (!stages[h] &&
+		    (r = own_member(ed, hooks, hook_names[h], JSON_ARRAY, true, field, &stages[h])) < 0)
+			return r;
+		hook = oci_hook(v);
+		if (!hook || json_array_append_new(stages[h], hook) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return r;
 }
 
 /* ---- 6. intelRdt ------------------------------------------------------------------------ */
@@ -1040,46 +1041,46 @@ static bool gid_listed(const json_t *gids, json_int_t gid)
 	return false;
 }
 
-static int apply_additional_gids(struct editor *ed, const struct cdi_edit_source *src, size_t n)
+/* process.user.additionalGids to change, made (with a Go zero User) when missing. */
+static int own_gids(struct editor *ed, json_t **ret)
 {
-	json_t *process = NULL, *user = NULL, *gids = NULL;
-	const json_t *list, *v;
-	size_t i, k;
+	json_t *process = NULL, *user = NULL;
 	int r;
 
-	for (i = 0; i < n; i++) {
-		r = edits_array(ed, &src[i], "additionalGids", &list);
-		if (r < 0)
-			return r;
-		json_array_foreach(list, k, v) {
-			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-			    json_integer_value(v) > UINT32_MAX)
-				return edit_problem(ed, -EINVAL, &src[i], "additionalGids",
-						    "entry %zu is not a uint32", k);
-			if (json_integer_value(v) == 0)
-				continue;
-			if (!gids) {
-				if ((r = own_process(ed, &process)) < 0 ||
-				    (r = own_member(ed, process, "user", JSON_OBJECT, false,
-						    "process.user", &user)) < 0)
-					return r;
-				if (!user) {
-					user = json_pack("{s:i,s:i}", "uid", 0, "gid", 0);
-					if (!user || json_object_set_new(process, "user", user) < 0)
-						return cdi_fail(ed->err, -ENOMEM, "out of memory");
-				}
-				r = own_member(ed, user, "additionalGids", JSON_ARRAY, true,
-					       "process.user.additionalGids", &gids);
-				if (r < 0)
-					return r;
-			}
-			if (gid_listed(gids, json_integer_value(v)))
-				continue;
-			if (json_array_append_new(gids, json_integer(json_integer_value(v))) < 0)
-				return cdi_fail(ed->err, -ENOMEM, "out of memory");
-		}
+	if ((r = own_process(ed, &process)) < 0 ||
+	    (r = own_member(ed, process, "user", JSON_OBJECT, false, "process.user", &user)) < 0)
+		return r;
+	if (!user) {
+		user = json_pack("{s:i,s:i}", "uid", 0, "gid", 0);
+		if (!user || json_object_set_new(process, "user", user) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
-	return 0;
+	return own_member(ed, user, "additionalGids", JSON_ARRAY, true,
+			  "process.user.additionalGids", ret);
+}
+
+static int apply_additional_gids(struct editor *ed, const struct cdi_edit_source *src, size_t n)
+{
+	struct items it = ITEMS(src, n, "additionalGids");
+	json_t *gids = NULL;
+	const json_t *v;
+	int r;
+
+	while ((v = items_next(ed, &it, &r))) {
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > UINT32_MAX)
+			return edit_problem(ed, -EINVAL, it.s, "additionalGids",
+					    "entry %zu is not a uint32", it.k);
+		if (json_integer_value(v) == 0)
+			continue;
+		if (!gids && (r = own_gids(ed, &gids)) < 0)
+			return r;
+		if (gid_listed(gids, json_integer_value(v)))
+			continue;
+		if (json_array_append_new(gids, json_integer(json_integer_value(v))) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+	}
+	return r;
 }
 
 /* ---- apply ------------------------------------------------------------------------------ */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cdi/names.h>
 #include <cdi/registry.h>
 #include <cdi/spec.h>
 
@@ -18,7 +19,69 @@
 #include "macro.h"
 #include "problem.h"
 
-/* "a, b" of the names, then the searched directories, as one message. */
+/* At most this many candidates are named in a hint. */
+#define HINT_MAX 3
+
+/* True when the qualified name q ends in "/" + s (s = "class=name") or "=" + s (s = "name"). */
+static bool completes(const char *q, const char *s)
+{
+	size_t ql = strlen(q), sl = strlen(s);
+	char before;
+
+	if (sl >= ql || strcmp(q + ql - sl, s) != 0)
+		return false;
+	before = q[ql - sl - 1];
+	return strchr(s, '=') ? before == '/' : before == '=';
+}
+
+/* True when q is the qualified name of a MIG device of GPU name: "<prefix>=<name>:<n>". */
+static bool mig_of(const char *q, const char *name)
+{
+	size_t nl = strlen(name);
+
+	return strncmp(q, name, nl) == 0 && q[nl] == ':';
+}
+
+/*
+ * Hints where users stumble: an unqualified name ("gpu=0", "0") that some device completes,
+ * and a GPU in MIG mode, which has devices "N:M" but no "N" of its own.
+ */
+static void hint(const cdi_registry *reg, const char *name, struct cdi_error *err)
+{
+	const char *const *devs = cdi_registry_devices(reg);
+	const char *found[HINT_MAX];
+	size_t n = 0, eq;
+	char list[512] = "";
+	bool qualified = cdi_is_qualified_name(name);
+
+	for (size_t i = 0; devs[i]; i++) {
+		if (qualified ? !mig_of(devs[i], name) : !completes(devs[i], name))
+			continue;
+		if (n < HINT_MAX)
+			found[n] = devs[i];
+		n++;
+	}
+	for (size_t i = 0, o = 0; i < n && i < HINT_MAX && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s", i ? ", " : "", found[i]);
+	if (qualified && n > 0) {
+		eq = (size_t)(strchr(name, '=') - name);
+		cdi_fail(err, -ENOENT,
+			 "%s: GPU %s is in MIG mode, and the spec has only its MIG devices: %s%s "
+			 "(ask for one of those)",
+			 name, name + eq + 1, list, n > HINT_MAX ? ", ..." : "");
+	} else if (!qualified && n == 1) {
+		cdi_fail(err, -ENOENT, "%s is not a qualified name: did you mean %s?", name, list);
+	} else if (!qualified && n > 1) {
+		cdi_fail(err, -ENOENT, "%s is not a qualified name: did you mean one of %s%s?", name,
+			 list, n > HINT_MAX ? ", ..." : "");
+	} else if (!qualified) {
+		cdi_fail(err, -ENOENT,
+			 "%s is not a qualified name (vendor/class=name, such as nvidia.com/gpu=0)",
+			 name);
+	}
+}
+
+/* "a, b" of the names, then the searched directories, as one message; then the hints. */
 static int report_unresolved(const cdi_registry *reg, const char *const *devices, size_t n,
 			     const bool *unresolved, struct cdi_error *err)
 {
@@ -46,7 +109,11 @@ static int report_unresolved(const cdi_registry *reg, const char *const *devices
 	fputs(cdi_registry_dir_count(reg) ? ")" : "no directory)", f);
 	if (fclose(f) != 0)
 		return cdi_fail(err, -ENOENT, "unresolvable CDI devices");
-	return cdi_fail(err, -ENOENT, "%s", buf);
+	cdi_fail(err, -ENOENT, "%s", buf);
+	for (size_t i = 0; i < n; i++)
+		if (unresolved[i] && devices[i])
+			hint(reg, devices[i], err);
+	return -ENOENT;
 }
 
 /* The index of dev in spec, for the field path of a problem. */

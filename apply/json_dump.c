@@ -1,43 +1,51 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Writing config.json: the bytes jansson's json_dumps() writes, several times faster (one
- * buffer, no loop detection: the trees we write are ours).
+ * buffer, no loop detection: the trees we write are ours), and numbers as they were written
+ * when oci_config_parse() kept their text.
  */
 #include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "macro.h"
 #include "json_dump.h"
+#include "number_text.h"
+
+/* A number node and the text it was written as. */
+struct number_text {
+	const json_t *node;
+	const char *text;
+	size_t len;
+};
 
 struct outbuf {
 	char *buf;
 	size_t len, cap;
 	bool oom;
+	unsigned indent;
+	bool tab;
+	const json_t *root;
+	struct number_text *numbers; /* sorted by node */
+	size_t n_numbers;
 };
 
 static __attribute__((noinline)) void out_grow(struct outbuf *o, size_t n)
 {
-	size_t cap;
-	char *grown;
-
-	if (o->oom)
-		return;
 	/* Past malloc's mmap threshold from the start: the pages are faulted in only as they
 	 * are written, and growing is an mremap(), not a copy (a config with a GPU's mounts is
 	 * 60 KiB; doubling from 4 KiB faulted in and copied twice that). */
-	cap = o->cap ? o->cap : 256 * 1024;
-	while (cap < o->len + n + 1)
-		cap *= 2;
-	grown = realloc(o->buf, cap);
-	if (!grown) {
+	size_t need = o->len + n + 1 > 256 * 1024 ? o->len + n + 1 : 256 * 1024;
+
+	if (!o->oom && array_reserve(&o->buf, &o->cap, need, 1) < 0)
 		o->oom = true;
-		return;
-	}
-	o->buf = grown;
-	o->cap = cap;
 }
 
 /* Called for every token: the common case (room left) stays inline. */
@@ -136,11 +144,149 @@ static void out_string(struct outbuf *o, const char *s, size_t len)
 	out_char(o, '"');
 }
 
-static void out_value(struct outbuf *o, const json_t *j, unsigned indent, bool tab, unsigned depth)
+static int cmp_number(const void *a, const void *b)
 {
-	char num[32];
-	size_t i, n;
+	uintptr_t x = (uintptr_t)((const struct number_text *)a)->node;
+	uintptr_t y = (uintptr_t)((const struct number_text *)b)->node;
 
+	return (x > y) - (x < y);
+}
+
+/* The number texts the root carries, sorted for look-up; false only when out of memory. */
+static bool load_numbers(struct outbuf *o, const json_t *root)
+{
+	const json_t *pairs = json_object_get(root, JSON_DUMP_NUMBER_TEXT), *pair;
+	size_t i, cap = 0;
+
+	json_array_foreach(pairs, i, pair) {
+		const json_t *node = json_array_get(pair, 0), *text = json_array_get(pair, 1);
+
+		if (!json_is_number(node) || !json_is_string(text))
+			continue;
+		if (ARRAY_RESERVE(o->numbers, cap, o->n_numbers + 1) < 0)
+			return false;
+		o->numbers[o->n_numbers++] = (struct number_text){ node, json_string_value(text),
+								   json_string_length(text) };
+	}
+	if (o->n_numbers > 1)
+		qsort(o->numbers, o->n_numbers, sizeof(*o->numbers), cmp_number);
+	return true;
+}
+
+/*
+ * The text node was written as, if it still holds the value that text reads as (an edit may
+ * have set it since) and the text is a plain JSON number (nothing else may reach the output).
+ */
+static const struct number_text *number_text(const struct outbuf *o, const json_t *node)
+{
+	const struct number_text key = { .node = node }, *t;
+	char buf[NUMBER_TEXT_MAX * 2];
+	double d;
+
+	if (!o->n_numbers)
+		return NULL;
+	t = bsearch(&key, o->numbers, o->n_numbers, sizeof(*o->numbers), cmp_number);
+	if (!t || t->len >= sizeof(buf) || strspn(t->text, "0123456789+-.eE") != t->len)
+		return NULL;
+	memcpy(buf, t->text, t->len);
+	buf[t->len] = '\0';
+	d = strtod_c(buf, NULL);
+	if (json_is_integer(node))
+		return d == (double)json_integer_value(node) ? t : NULL;
+	return d == json_real_value(node) || (isinf(d) && fabs(json_real_value(node)) == DBL_MAX)
+		       ? t
+		       : NULL;
+}
+
+static void out_number(struct outbuf *o, const json_t *j)
+{
+	const struct number_text *t = number_text(o, j);
+	char num[32], *r;
+	size_t n;
+
+	if (t) {
+		out_put(o, t->text, t->len);
+	} else if (json_is_integer(j)) {
+		n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
+				     json_integer_value(j));
+		out_put(o, num, n);
+	} else {
+		/* Rare in a config; jansson's own formatting keeps the bytes identical. */
+		r = json_dumps(j, JSON_ENCODE_ANY);
+		if (!r) {
+			o->oom = true;
+			return;
+		}
+		out_put(o, r, strlen(r));
+		json_free_text(r);
+	}
+}
+
+static void out_value(struct outbuf *o, const json_t *j, unsigned depth);
+
+static void out_array(struct outbuf *o, const json_t *j, unsigned depth)
+{
+	size_t n = json_array_size(j);
+
+	out_char(o, '[');
+	if (n == 0) {
+		out_char(o, ']');
+		return;
+	}
+	out_indent(o, o->indent, o->tab, depth + 1);
+	for (size_t i = 0; i < n; i++) {
+		out_value(o, json_array_get(j, i), depth + 1);
+		if (i + 1 < n) {
+			out_char(o, ',');
+			out_indent(o, o->indent, o->tab, depth + 1);
+		} else {
+			out_indent(o, o->indent, o->tab, depth);
+		}
+	}
+	out_char(o, ']');
+}
+
+/* The next member to write from iter on: the root's number texts are not written. */
+static void *next_member(const struct outbuf *o, const json_t *j, void *iter)
+{
+	if (iter && j == o->root && o->n_numbers &&
+	    strcmp(json_object_iter_key(iter), JSON_DUMP_NUMBER_TEXT) == 0)
+		return json_object_iter_next((json_t *)j, iter);
+	return iter;
+}
+
+static void out_object(struct outbuf *o, const json_t *j, unsigned depth)
+{
+	void *iter = next_member(o, j, json_object_iter((json_t *)j));
+
+	out_char(o, '{');
+	if (!iter) {
+		out_char(o, '}');
+		return;
+	}
+	out_indent(o, o->indent, o->tab, depth + 1);
+	while (iter) {
+		void *next = next_member(o, j, json_object_iter_next((json_t *)j, iter));
+
+		out_string(o, json_object_iter_key(iter), json_object_iter_key_len(iter));
+		if (o->indent)
+			out_put(o, ": ", 2);
+		else
+			out_char(o, ':');
+		out_value(o, json_object_iter_value(iter), depth + 1);
+		if (next) {
+			out_char(o, ',');
+			out_indent(o, o->indent, o->tab, depth + 1);
+		} else {
+			out_indent(o, o->indent, o->tab, depth);
+		}
+		iter = next;
+	}
+	out_char(o, '}');
+}
+
+static void out_value(struct outbuf *o, const json_t *j, unsigned depth)
+{
 	switch (json_typeof(j)) {
 	case JSON_NULL:
 		out_put(o, "null", 4);
@@ -152,86 +298,35 @@ static void out_value(struct outbuf *o, const json_t *j, unsigned indent, bool t
 		out_put(o, "false", 5);
 		break;
 	case JSON_INTEGER:
-		n = snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(j));
-		out_put(o, num, n);
+	case JSON_REAL:
+		out_number(o, j);
 		break;
-	case JSON_REAL: {
-		/* Rare in a config; jansson's own formatting keeps the bytes identical. */
-		char *r = json_dumps(j, JSON_ENCODE_ANY);
-
-		if (!r)
-			o->oom = true;
-		else
-			out_put(o, r, strlen(r));
-		if (r)
-			json_free_text(r);
-		break;
-	}
 	case JSON_STRING:
 		out_string(o, json_string_value(j), json_string_length(j));
 		break;
 	case JSON_ARRAY:
-		n = json_array_size(j);
-		out_char(o, '[');
-		if (n == 0) {
-			out_char(o, ']');
-			break;
-		}
-		out_indent(o, indent, tab, depth + 1);
-		for (i = 0; i < n; i++) {
-			out_value(o, json_array_get(j, i), indent, tab, depth + 1);
-			if (i + 1 < n) {
-				out_char(o, ',');
-				if (indent)
-					out_indent(o, indent, tab, depth + 1);
-			} else {
-				out_indent(o, indent, tab, depth);
-			}
-		}
-		out_char(o, ']');
+		out_array(o, j, depth);
 		break;
-	case JSON_OBJECT: {
-		void *iter = json_object_iter((json_t *)j);
-
-		out_char(o, '{');
-		if (!iter) {
-			out_char(o, '}');
-			break;
-		}
-		out_indent(o, indent, tab, depth + 1);
-		while (iter) {
-			void *next = json_object_iter_next((json_t *)j, iter);
-
-			out_string(o, json_object_iter_key(iter), json_object_iter_key_len(iter));
-			if (indent)
-				out_put(o, ": ", 2);
-			else
-				out_char(o, ':');
-			out_value(o, json_object_iter_value(iter), indent, tab, depth + 1);
-			if (next) {
-				out_char(o, ',');
-				out_indent(o, indent, tab, depth + 1);
-			} else {
-				out_indent(o, indent, tab, depth);
-			}
-			iter = next;
-		}
-		out_char(o, '}');
+	case JSON_OBJECT:
+		out_object(o, j, depth);
 		break;
-	}
 	}
 }
 
 char *cdi_json_dump(const json_t *json, unsigned indent, bool tab, size_t *ret_len)
 {
-	struct outbuf o = { 0 };
+	struct outbuf o = { .tab = tab, .root = json };
 
 	if (!json)
 		return NULL;
 	if (tab)
 		indent = indent ? indent : 1;
-	out_value(&o, json, indent > 31 ? 31 : indent, tab, 0);
+	o.indent = indent > 31 ? 31 : indent;
+	if (json_is_object(json) && !load_numbers(&o, json))
+		o.oom = true;
+	out_value(&o, json, 0);
 	out_reserve(&o, 1);
+	free(o.numbers);
 	if (o.oom) {
 		free(o.buf);
 		return NULL;

@@ -7,36 +7,48 @@
  *     and "*.yaml", no recursion; a symlink to a file is read, one to a directory is an error
  *     for that entry; a spec directory that is itself a symlink is not entered (Walk lstat()s
  *     its root), which we report;
- *   - an invalid spec is skipped and its problems kept against its path;
+ *   - an invalid spec is skipped and its problem kept against its path;
  *   - a device name seen again at a higher priority replaces the first one, at the same
  *     priority it is a conflict reported on both files, and after the scan every conflicting
  *     name is dropped, even one a higher-priority directory redefined later [reference quirk].
- * Device look-up is by hash; the lists are sorted once per scan.
+ *
+ * Root reads these directories at every container start, and a spec directory may hold what
+ * nobody cleaned up: so a spec costs what reading it costs (an invalid one is checked up to
+ * its first problem, which is all that is kept, and its tree is freed at once), a directory is
+ * read up to CDI_REGISTRY_MAX_DIR_SPECS files and CDI_REGISTRY_MAX_DIR_BYTES (past a cap the
+ * rest is skipped with one line; what loaded still resolves), every file is opened relative to
+ * the directory's fd without blocking, and specs that users other than root and the caller
+ * could write are warned about (refused with CDI_LOAD_SECURE).
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cdi/registry.h>
 #include <cdi/spec.h>
 
-#include "path_clean.h"
-#include "strmap.h"
+#include "array.h"
+#include "check.h"
+#include "dir_list.h"
+#include "load.h"
 #include "macro.h"
+#include "path_clean.h"
 #include "problem.h"
-
-/* A directory holding more entries than this is not a spec directory; the rest is ignored. */
-#define REGISTRY_MAX_DIR_ENTRIES 65536u
+#include "strmap.h"
+#include "strv.h"
 
 struct reg_device {
 	char *name; /* qualified name, owned */
 	const cdi_spec *spec;
 	const json_t *dev;
+	const cdi_spec *overridden; /* the lower-priority spec it replaced, if any */
 	size_t priority;
 	bool conflict;
 };
@@ -54,9 +66,10 @@ struct reg_state {
 	size_t n_devs, cap_devs;
 	struct cdi_strmap index; /* qualified name -> devs[] */
 	const char **device_list, **vendor_list, **class_list;
-	struct cdi_error errors;
+	struct cdi_error errors, warnings;
 	struct reg_file_errors *files;
-	size_t n_files;
+	size_t n_files, cap_files;
+	struct cdi_strmap file_index; /* path -> files[] */
 };
 
 struct cdi_registry {
@@ -79,38 +92,43 @@ static void state_free(struct reg_state *st)
 	free(st->vendor_list);
 	free(st->class_list);
 	cdi_error_reset(&st->errors);
+	cdi_error_reset(&st->warnings);
 	for (size_t i = 0; i < st->n_files; i++) {
 		free(st->files[i].path);
 		cdi_error_reset(&st->files[i].err);
 	}
 	free(st->files);
+	cdi_strmap_free(&st->file_index);
 	*st = (struct reg_state){ 0 };
 }
 
 static struct cdi_error *file_errors(struct reg_state *st, const char *path)
 {
-	struct reg_file_errors *grown;
+	size_t *at = cdi_strmap_get(&st->file_index, path, strlen(path));
+	struct reg_file_errors *f;
 
-	for (size_t i = 0; i < st->n_files; i++)
-		if (strcmp(st->files[i].path, path) == 0)
-			return &st->files[i].err;
-	grown = realloc(st->files, (st->n_files + 1) * sizeof(*grown));
-	if (!grown)
+	if (at)
+		return &st->files[*at].err;
+	if (ARRAY_RESERVE(st->files, st->cap_files, st->n_files + 1) < 0)
 		return NULL;
-	st->files = grown;
-	grown[st->n_files] = (struct reg_file_errors){ .path = strdup(path) };
-	if (!grown[st->n_files].path)
+	f = &st->files[st->n_files];
+	*f = (struct reg_file_errors){ .path = strdup(path) };
+	if (!f->path)
 		return NULL;
+	if (cdi_strmap_put(&st->file_index, f->path, strlen(f->path), st->n_files) < 0) {
+		free(f->path);
+		return NULL;
+	}
 	return &st->files[st->n_files++].err;
 }
 
 /* Record one problem against the given paths (and once in the scan's list). */
-static int record(struct reg_state *st, const struct cdi_problem *p, int code, const char *path1,
+static int record(struct reg_state *st, const cdi_problem *p, int code, const char *path1,
 		  const char *path2)
 {
 	const char *paths[] = { path1, path2 };
 
-	cdi_problem_add(&st->errors, code, p->file, p->line, p->column, p->field, "%s", p->message);
+	cdi_problem_copy(&st->errors, code, p);
 	for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
 		struct cdi_error *fe;
 
@@ -119,7 +137,7 @@ static int record(struct reg_state *st, const struct cdi_problem *p, int code, c
 		fe = file_errors(st, paths[i]);
 		if (!fe)
 			return -ENOMEM;
-		cdi_problem_add(fe, code, p->file, p->line, p->column, p->field, "%s", p->message);
+		cdi_problem_copy(fe, code, p);
 	}
 	return 0;
 }
@@ -127,247 +145,341 @@ static int record(struct reg_state *st, const struct cdi_problem *p, int code, c
 _printf_(5, 6) static int record_msg(struct reg_state *st, int code, const char *path1,
 				     const char *path2, const char *fmt, ...)
 {
-	struct cdi_error one = { 0 };
+	struct cdi_error one = CDI_ERROR_INIT;
 	va_list ap;
 	int r;
 
 	va_start(ap, fmt);
 	cdi_problem_addv(&one, code, path1, 0, 0, NULL, fmt, ap);
 	va_end(ap);
-	if (one.n_problems == 0)
+	if (cdi_error_count(&one) == 0)
 		return -ENOMEM;
-	r = record(st, &one.problems[0], code, path1, path2);
+	r = record(st, cdi_error_problem(&one, 0), code, path1, path2);
 	cdi_error_reset(&one);
 	return r;
+}
+
+/*
+ * Why users other than root and the caller could change what st describes, or NULL: written
+ * by everyone, by a group that is not root's or the caller's, or owned by someone else. For a
+ * directory, writing means adding or replacing specs (a sticky bit does not stop adding).
+ */
+static const char *insecure(const struct stat *st, char *buf, size_t size)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		snprintf(buf, size, "owned by uid %u, not by root", (unsigned)st->st_uid);
+	else if (st->st_mode & S_IWOTH)
+		snprintf(buf, size, "writable by everyone (mode %04o)",
+			 (unsigned)(st->st_mode & 07777));
+	else if ((st->st_mode & S_IWGRP) && st->st_gid != 0 && st->st_gid != getegid())
+		snprintf(buf, size, "writable by group %u (mode %04o)", (unsigned)st->st_gid,
+			 (unsigned)(st->st_mode & 07777));
+	else
+		return NULL;
+	return buf;
+}
+
+/*
+ * Warn about what others could write, or with CDI_LOAD_SECURE refuse it: true when it may be
+ * used. what is "spec" or "spec directory".
+ */
+static bool trusted(struct reg_state *st, const char *path, const struct stat *sb, const char *what,
+		    unsigned flags, int *r)
+{
+	char why[96];
+
+	if (!insecure(sb, why, sizeof(why)))
+		return true;
+	if (flags & CDI_LOAD_SECURE) {
+		*r = record_msg(st, -EPERM, path, NULL,
+				"%s is %s: not used (secure specs asked for)", what, why);
+		return false;
+	}
+	cdi_problem_add(&st->warnings, -EPERM, path, 0, 0, NULL,
+			"%s is %s: others could change the devices it defines", what, why);
+	return true;
+}
+
+/* A device seen again: a higher priority replaces it, the same one is a conflict. */
+struct conflict {
+	const cdi_spec *other;
+	size_t n;
+	const char *names[3]; /* the first ones, borrowed from the devices */
+};
+
+static int note_conflict(struct conflict **v, size_t *n, size_t *cap, const cdi_spec *other,
+			 const char *name)
+{
+	struct conflict *c = NULL;
+
+	/* Specs conflict with one or two others: a linear look-up is enough. */
+	for (size_t i = 0; i < *n && !c; i++)
+		if ((*v)[i].other == other)
+			c = &(*v)[i];
+	if (!c) {
+		if (ARRAY_RESERVE(*v, *cap, *n + 1) < 0)
+			return -ENOMEM;
+		c = &(*v)[(*n)++];
+		*c = (struct conflict){ .other = other };
+	}
+	if (c->n < ELEMENTSOF(c->names))
+		c->names[c->n] = name;
+	c->n++;
+	return 0;
+}
+
+/* One line per pair of conflicting files, however many devices they share. */
+static int record_conflict(struct reg_state *st, const cdi_spec *spec, const struct conflict *c)
+{
+	const char *path = cdi_spec_path(spec), *other = cdi_spec_path(c->other);
+	char names[256] = "";
+	size_t o = 0, shown = c->n < ELEMENTSOF(c->names) ? c->n : ELEMENTSOF(c->names);
+
+	if (c->n == 1)
+		return record_msg(st, -EEXIST, path, other,
+				  "conflicting device \"%s\" (specs \"%s\", \"%s\")", c->names[0],
+				  path, other);
+	for (size_t i = 0; i < shown && o < sizeof(names); i++)
+		o += (size_t)snprintf(names + o, sizeof(names) - o, "%s\"%s\"", i ? ", " : "",
+				      c->names[i]);
+	if (c->n > shown && o < sizeof(names))
+		snprintf(names + o, sizeof(names) - o, " and %zu more", c->n - shown);
+	return record_msg(st, -EEXIST, path, other,
+			  "conflicting devices %s (specs \"%s\", \"%s\"): none of the %zu resolves",
+			  names, path, other, c->n);
+}
+
+static int add_device(struct reg_state *st, const cdi_spec *spec, size_t i, size_t priority,
+		      char *name)
+{
+	if (ARRAY_RESERVE(st->devs, st->cap_devs, st->n_devs + 1) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
+	st->devs[st->n_devs] = (struct reg_device){
+		.name = name,
+		.spec = spec,
+		.dev = cdi_spec_device(spec, i),
+		.priority = priority,
+	};
+	if (cdi_strmap_put(&st->index, name, strlen(name), st->n_devs) < 0) {
+		free(name);
+		return -ENOMEM;
+	}
+	st->n_devs++;
+	return 0;
 }
 
 /* Add the devices of a loaded spec, resolving name clashes as the reference does. */
 static int add_spec_devices(struct reg_state *st, const cdi_spec *spec, size_t priority)
 {
-	size_t n = cdi_spec_device_count(spec);
+	_cleanup_free_ struct conflict *conflicts = NULL;
+	size_t n = cdi_spec_device_count(spec), n_conflicts = 0, cap = 0;
 	const char *vendor = cdi_spec_vendor(spec), *class_name = cdi_spec_class(spec);
+	int r = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		_cleanup_free_ char *name = NULL;
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		char *name = NULL;
 		struct reg_device *old;
 		size_t *at;
 
-		if (asprintf(&name, "%s/%s=%s", vendor, class_name, cdi_spec_device_name(spec, i)) < 0) {
-			name = NULL;
+		if (asprintf(&name, "%s/%s=%s", vendor, class_name, cdi_spec_device_name(spec, i)) <
+		    0)
 			return -ENOMEM;
-		}
 		at = cdi_strmap_get(&st->index, name, strlen(name));
 		if (!at) {
-			if (st->n_devs == st->cap_devs) {
-				size_t cap = st->cap_devs ? st->cap_devs * 2 : 64;
-				struct reg_device *grown = realloc(st->devs, cap * sizeof(*grown));
-
-				if (!grown)
-					return -ENOMEM;
-				st->devs = grown;
-				st->cap_devs = cap;
-			}
-			st->devs[st->n_devs] = (struct reg_device){
-				.name = TAKE_PTR(name),
-				.spec = spec,
-				.dev = cdi_spec_device(spec, i),
-				.priority = priority,
-			};
-			if (cdi_strmap_put(&st->index, st->devs[st->n_devs].name,
-					   strlen(st->devs[st->n_devs].name), st->n_devs) < 0) {
-				free(st->devs[st->n_devs].name);
-				return -ENOMEM;
-			}
-			st->n_devs++;
+			r = add_device(st, spec, i, priority, name);
 			continue;
 		}
+		free(name);
 		old = &st->devs[*at];
 		if (priority > old->priority) {
+			old->overridden = old->spec;
 			old->spec = spec;
 			old->dev = cdi_spec_device(spec, i);
 			old->priority = priority;
 		} else if (priority == old->priority) {
-			int r = record_msg(st, -EEXIST, cdi_spec_path(spec), cdi_spec_path(old->spec),
-					   "conflicting device \"%s\" (specs \"%s\", \"%s\")", name,
-					   cdi_spec_path(spec), cdi_spec_path(old->spec));
-
-			if (r < 0)
-				return r;
 			old->conflict = true;
+			r = note_conflict(&conflicts, &n_conflicts, &cap, old->spec, old->name);
 		}
 	}
-	return 0;
+	for (size_t i = 0; i < n_conflicts && r >= 0; i++)
+		r = record_conflict(st, spec, &conflicts[i]);
+	return r;
 }
 
-static int load_spec(struct reg_state *st, const char *path, size_t priority, unsigned flags)
+static int keep_spec(struct reg_state *st, cdi_spec *spec, size_t priority)
 {
-	struct cdi_error err = { 0 };
-	cdi_spec *spec = NULL;
-	int r;
-
-	r = cdi_spec_load_file(path, flags, &spec, &err);
-	if (r < 0) {
-		/* An invalid spec is skipped; its problems stay queryable by path. */
-		for (size_t i = 0; i < err.n_problems && r != -ENOMEM; i++)
-			if (record(st, &err.problems[i], r, path, NULL) < 0)
-				r = -ENOMEM;
-		if (err.n_problems == 0 && r != -ENOMEM &&
-		    record_msg(st, r, path, NULL, "failed to load CDI Spec: %s",
-			       r == -ENODATA ? "no Spec data" : strerror(-r)) < 0)
-			r = -ENOMEM;
-		cdi_error_reset(&err);
-		return r == -ENOMEM ? r : 0;
-	}
-	cdi_error_reset(&err);
-	if (st->n_specs == st->cap_specs) {
-		size_t cap = st->cap_specs ? st->cap_specs * 2 : 8;
-		cdi_spec **grown = realloc(st->specs, cap * sizeof(*grown));
-
-		if (!grown) {
-			cdi_spec_free(spec);
-			return -ENOMEM;
-		}
-		st->specs = grown;
-		st->cap_specs = cap;
+	if (ARRAY_RESERVE(st->specs, st->cap_specs, st->n_specs + 1) < 0) {
+		cdi_spec_free(spec);
+		return -ENOMEM;
 	}
 	st->specs[st->n_specs++] = spec;
 	return add_spec_devices(st, spec, priority);
 }
 
-struct dir_entry {
-	char *name;
-	unsigned char type;
-};
-
-static int cmp_entry(const void *a, const void *b)
+/* An invalid spec is skipped; its first problem stays queryable by path. */
+static int record_load_failure(struct reg_state *st, const char *path, int r,
+			       const struct cdi_error *err)
 {
-	return strcmp(((const struct dir_entry *)a)->name, ((const struct dir_entry *)b)->name);
+	if (r == -ENOMEM)
+		return r;
+	if (cdi_error_count(err) > 0)
+		return record(st, cdi_error_problem(err, 0), r, path, NULL);
+	return record_msg(st, r, path, NULL, "failed to load CDI Spec: %s",
+			  r == -ENODATA ? "no Spec data" : strerror(-r));
 }
 
-static bool spec_extension(const char *name)
+/* A directory's walk: where it is and how much of the caps it used. */
+struct walk {
+	int fd;
+	const char *dir;
+	size_t priority;
+	unsigned flags;
+	size_t n_read;
+	size_t bytes;
+};
+
+static bool spec_extension(const char *name, unsigned char d_type, void *userdata)
 {
 	const char *dot = strrchr(name, '.');
 
-	return dot && (strcmp(dot, ".json") == 0 || strcmp(dot, ".yaml") == 0);
+	(void)userdata;
+	/* No recursion: a directory is not a spec (a symlink to one is, and fails). */
+	return d_type != DT_DIR && dot && (strcmp(dot, ".json") == 0 || strcmp(dot, ".yaml") == 0);
 }
 
-static void entries_free(struct dir_entry *e, size_t n)
+/* Open one entry as a spec file: the fd, 0 to skip it silently, or <0 after recording why. */
+static int open_entry(struct reg_state *st, const struct walk *w, const char *name,
+		      const char *path, struct stat *sb, int *ret_fd)
 {
-	for (size_t i = 0; i < n; i++)
-		free(e[i].name);
-	free(e);
+	struct stat lsb;
+	int fd;
+
+	*ret_fd = -1;
+	fd = cdi_open_regular_at(w->fd, name, 0, sb);
+	if (fd >= 0) {
+		*ret_fd = fd;
+		return 0;
+	}
+	/* Gone since the listing (Walk skips it too), or a directory reached without a link:
+	 * nothing to say. A dangling link or a link to a directory is an error for the entry. */
+	if ((fd == -ENOENT || fd == -EISDIR) &&
+	    (fstatat(w->fd, name, &lsb, AT_SYMLINK_NOFOLLOW) < 0 || S_ISDIR(lsb.st_mode)))
+		return 0;
+	return record_msg(st, fd, path, NULL, "failed to load CDI Spec: %s",
+			  fd == -EISDIR	  ? "is a directory"
+			  : fd == -EINVAL ? "not a regular file"
+					  : strerror(-fd));
+}
+
+/* Read and load one spec file of the walk; 1 when a cap says to stop the directory here. */
+static int load_entry(struct reg_state *st, struct walk *w, const char *name, size_t left)
+{
+	_cleanup_free_ char *path = NULL, *buf = NULL;
+	_cleanup_close_ int fd = -1;
+	struct cdi_error err = CDI_ERROR_INIT;
+	cdi_spec *spec = NULL;
+	struct stat sb;
+	size_t len;
+	int r = 0;
+
+	if (asprintf(&path, "%s%s%s", w->dir, strcmp(w->dir, "/") == 0 ? "" : "/", name) < 0)
+		return -ENOMEM;
+	r = open_entry(st, w, name, path, &sb, &fd);
+	if (fd < 0)
+		return r;
+	if ((size_t)sb.st_size <= CDI_SPEC_MAX_BYTES &&
+	    w->bytes + (size_t)sb.st_size > CDI_REGISTRY_MAX_DIR_BYTES) {
+		r = record_msg(
+			st, -EFBIG, w->dir, NULL,
+			"spec files beyond %u MiB in all: %s and the %zu after it are skipped",
+			CDI_REGISTRY_MAX_DIR_BYTES >> 20, name, left);
+		return r < 0 ? r : 1;
+	}
+	if (!trusted(st, path, &sb, "spec", w->flags, &r))
+		return r;
+	r = cdi_read_fd(fd, (size_t)sb.st_size, CDI_SPEC_MAX_BYTES, &buf, &len);
+	if (r < 0) {
+		struct cdi_error rerr = CDI_ERROR_INIT;
+
+		cdi_spec_read_problem(&rerr, path, r);
+		r = record_load_failure(st, path, r, &rerr);
+		cdi_error_reset(&rerr);
+		return r;
+	}
+	w->n_read++;
+	w->bytes += len;
+	r = cdi_spec_load_buffer(path, buf, len, w->flags | CDI_LOAD_FIRST_PROBLEM, &spec, &err);
+	if (r < 0)
+		r = record_load_failure(st, path, r, &err);
+	else
+		r = keep_spec(st, spec, w->priority);
+	cdi_error_reset(&err);
+	return r;
+}
+
+/* Open a spec directory as Walk would enter it: 0 and no fd when it is to be skipped. */
+static int open_dir(struct reg_state *st, const char *dir, unsigned flags, int *ret_fd)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat sb;
+	int r = 0;
+
+	*ret_fd = -1;
+	if (lstat(dir, &sb) < 0)
+		return errno == ENOENT ? 0
+				       : record_msg(st, -errno, dir, NULL,
+						    "failed to scan CDI spec directory: %s",
+						    strerror(errno));
+	if (S_ISLNK(sb.st_mode))
+		return record_msg(
+			st, -ELOOP, dir, NULL,
+			"spec directory is a symlink, not scanned (the reference library does not follow it either)");
+	if (!S_ISDIR(sb.st_mode))
+		return 0; /* a file in place of the directory holds no specs */
+	/* O_NOFOLLOW: replaced by a link since the lstat, it is not entered either. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0)
+		return record_msg(st, negative_errno(), dir, NULL,
+				  "failed to read CDI spec directory: %s", strerror(errno));
+	if (!trusted(st, dir, &sb, "spec directory", flags, &r))
+		return r;
+	*ret_fd = TAKE_FD(fd);
+	return 0;
 }
 
 static int scan_dir(struct reg_state *st, const char *dir, size_t priority, unsigned flags)
 {
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dir_entry *entries = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	struct stat sb;
-	int r = 0;
+	_cleanup_strv_free_ char **names = NULL;
+	struct walk w = { .dir = dir, .priority = priority, .flags = flags };
+	size_t n = 0;
+	int r;
 
-	if (lstat(dir, &sb) < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return record_msg(st, -errno, dir, NULL, "failed to scan CDI spec directory: %s",
-				  strerror(errno));
-	}
-	if (S_ISLNK(sb.st_mode))
-		return record_msg(st, -ELOOP, dir, NULL,
-				  "spec directory is a symlink, not scanned (the reference library does not follow it either)");
-	if (!S_ISDIR(sb.st_mode))
-		return 0; /* a file in place of the directory holds no specs */
-
-	d = opendir(dir);
-	if (!d)
-		return record_msg(st, -errno, dir, NULL, "failed to read CDI spec directory: %s",
-				  strerror(errno));
-
-	while ((errno = 0, de = readdir(d))) {
-		if (!spec_extension(de->d_name))
-			continue;
-		if (n == REGISTRY_MAX_DIR_ENTRIES) {
-			r = record_msg(st, -E2BIG, dir, NULL,
-				       "more than %u spec files, the rest is ignored",
-				       REGISTRY_MAX_DIR_ENTRIES);
-			break;
-		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 16;
-			struct dir_entry *grown = realloc(entries, ncap * sizeof(*grown));
-
-			if (!grown) {
-				r = -ENOMEM;
-				break;
-			}
-			entries = grown;
-			cap = ncap;
-		}
-		entries[n].name = strdup(de->d_name);
-		entries[n].type = de->d_type;
-		if (!entries[n].name) {
-			r = -ENOMEM;
-			break;
-		}
-		n++;
-	}
-	if (r == 0 && errno != 0)
-		r = record_msg(st, -errno, dir, NULL, "failed to read CDI spec directory: %s",
-			       strerror(errno));
-	if (r < 0) {
-		entries_free(entries, n);
+	r = open_dir(st, dir, flags, &w.fd);
+	if (w.fd < 0)
 		return r;
+	r = dir_list_fd(w.fd, spec_extension, NULL, &names, &n);
+	if (r < 0) {
+		close(w.fd);
+		return r == -ENOMEM
+			       ? r
+			       : record_msg(st, r, dir, NULL,
+					    "failed to read CDI spec directory: %s", strerror(-r));
 	}
-
-	if (n > 1)
-		qsort(entries, n, sizeof(*entries), cmp_entry);
-	for (size_t i = 0; i < n && r >= 0; i++) {
-		_cleanup_free_ char *path = NULL;
-		unsigned char type = entries[i].type;
-
-		if (asprintf(&path, "%s%s%s", dir, strcmp(dir, "/") == 0 ? "" : "/",
-			     entries[i].name) < 0) {
-			path = NULL;
-			r = -ENOMEM;
+	r = 0;
+	for (size_t i = 0; i < n && r == 0; i++) {
+		if (i == CDI_REGISTRY_MAX_DIR_SPECS) {
+			r = record_msg(
+				st, -E2BIG, dir, NULL,
+				"more than %u spec files: %s and the %zu after it are skipped",
+				CDI_REGISTRY_MAX_DIR_SPECS, names[i], n - i - 1);
 			break;
 		}
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), entries[i].name, &sb, AT_SYMLINK_NOFOLLOW) < 0) {
-				if (errno != ENOENT) /* gone since readdir: Walk skips it too */
-					r = record_msg(st, -errno, path, NULL,
-						       "failed to load CDI Spec: %s", strerror(errno));
-				continue;
-			}
-			type = IFTODT(sb.st_mode);
-		}
-		if (type == DT_DIR)
-			continue; /* no recursion */
-		if (type == DT_LNK) {
-			/* Walk does not follow it, but reading the spec does. */
-			if (fstatat(dirfd(d), entries[i].name, &sb, 0) < 0) {
-				r = record_msg(st, -errno, path, NULL, "failed to load CDI Spec: %s",
-					       strerror(errno));
-				continue;
-			}
-			type = IFTODT(sb.st_mode);
-		}
-		if (type != DT_REG) {
-			/* The reference would try to read it (and block on a FIFO). */
-			r = record_msg(st, type == DT_DIR ? -EISDIR : -EINVAL, path, NULL,
-				       "failed to load CDI Spec: %s",
-				       type == DT_DIR ? "is a directory" : "not a regular file");
-			continue;
-		}
-		r = load_spec(st, path, priority, flags);
+		r = load_entry(st, &w, names[i], n - i - 1);
 	}
-	entries_free(entries, n);
+	close(w.fd);
 	return r < 0 ? r : 0;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
 /* Sort and deduplicate a NULL-terminated list in place. */
@@ -375,8 +487,7 @@ static void sort_unique(const char **list, size_t n)
 {
 	size_t w = 0;
 
-	if (n > 1)
-		qsort(list, n, sizeof(*list), cmp_str);
+	strv_sort((char **)list, n);
 	for (size_t i = 0; i < n; i++)
 		if (w == 0 || strcmp(list[w - 1], list[i]) != 0)
 			list[w++] = list[i];
@@ -427,9 +538,7 @@ _public_ void cdi_registry_free(cdi_registry *reg)
 	if (!reg)
 		return;
 	state_free(&reg->st);
-	for (size_t i = 0; i < reg->n_dirs; i++)
-		free(reg->dirs[i]);
-	free(reg->dirs);
+	strv_free_n(reg->dirs, reg->n_dirs);
 	free(reg);
 }
 
@@ -504,18 +613,23 @@ _public_ const struct cdi_error *cdi_registry_errors(const cdi_registry *reg)
 	return reg ? &reg->st.errors : NULL;
 }
 
+_public_ const struct cdi_error *cdi_registry_warnings(const cdi_registry *reg)
+{
+	return reg ? &reg->st.warnings : NULL;
+}
+
 _public_ const struct cdi_error *cdi_registry_file_errors(const cdi_registry *reg, const char *path)
 {
 	_cleanup_free_ char *clean = NULL;
+	size_t *at;
 
 	if (!reg || !path)
 		return NULL;
-	clean = cdi_path_clean(path);
-	for (size_t i = 0; i < reg->st.n_files; i++)
-		if (strcmp(reg->st.files[i].path, path) == 0 ||
-		    (clean && strcmp(reg->st.files[i].path, clean) == 0))
-			return &reg->st.files[i].err;
-	return NULL;
+	at = cdi_strmap_get(&reg->st.file_index, path, strlen(path));
+	clean = at ? NULL : cdi_path_clean(path);
+	if (!at && clean)
+		at = cdi_strmap_get(&reg->st.file_index, clean, strlen(clean));
+	return at ? &reg->st.files[*at].err : NULL;
 }
 
 static const char *const empty_list[] = { NULL };
@@ -535,21 +649,32 @@ _public_ const char *const *cdi_registry_classes(const cdi_registry *reg)
 	return reg && reg->st.class_list ? reg->st.class_list : empty_list;
 }
 
-_public_ const cdi_spec *cdi_registry_lookup(const cdi_registry *reg, const char *qualified_name,
-					     const json_t **ret_device)
+static const struct reg_device *find(const cdi_registry *reg, const char *qualified_name)
 {
-	const struct reg_device *d;
 	size_t *at;
 
 	if (!reg || !qualified_name)
 		return NULL;
 	at = cdi_strmap_get(&reg->st.index, qualified_name, strlen(qualified_name));
-	if (!at)
-		return NULL;
-	d = &reg->st.devs[*at];
-	if (d->conflict)
+	return at && !reg->st.devs[*at].conflict ? &reg->st.devs[*at] : NULL;
+}
+
+_public_ const cdi_spec *cdi_registry_lookup(const cdi_registry *reg, const char *qualified_name,
+					     const json_t **ret_device)
+{
+	const struct reg_device *d = find(reg, qualified_name);
+
+	if (!d)
 		return NULL;
 	if (ret_device)
 		*ret_device = d->dev;
 	return d->spec;
+}
+
+_public_ const cdi_spec *cdi_registry_overridden(const cdi_registry *reg,
+						 const char *qualified_name)
+{
+	const struct reg_device *d = find(reg, qualified_name);
+
+	return d ? d->overridden : NULL;
 }

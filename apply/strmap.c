@@ -9,19 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hash.h"
 #include "macro.h"
 #include "strmap.h"
-
-static uint64_t hash_bytes(const char *s, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (size_t i = 0; i < len; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
 
 static struct cdi_strmap_slot *strmap_find(const struct cdi_strmap *m, const char *key, size_t len,
 					   uint64_t h)
@@ -42,13 +32,13 @@ size_t *cdi_strmap_get(const struct cdi_strmap *m, const char *key, size_t len)
 
 	if (m->cap == 0)
 		return NULL;
-	s = strmap_find(m, key, len, hash_bytes(key, len));
+	s = strmap_find(m, key, len, hash_fnv1a64(key, len));
 	return s->key ? &s->value : NULL;
 }
 
 int cdi_strmap_put(struct cdi_strmap *m, const char *key, size_t len, size_t value)
 {
-	uint64_t h = hash_bytes(key, len);
+	uint64_t h = hash_fnv1a64(key, len);
 	struct cdi_strmap_slot *s;
 
 	/* Keep the load at most 1/2 so probes stay short. */

@@ -36,8 +36,9 @@ static int list(const cdi_registry *reg)
 	const char *const *devices = cdi_registry_devices(reg);
 	const struct cdi_error *problems = cdi_registry_errors(reg);
 
-	for (size_t i = 0; problems && i < problems->n_problems; i++)
-		fprintf(stderr, "list-devices: warning: %s\n", problems->problems[i].text);
+	for (size_t i = 0; i < cdi_error_count(problems); i++)
+		fprintf(stderr, "list-devices: warning: %s\n",
+			cdi_problem_text(cdi_error_problem(problems, i)));
 	if (!devices[0]) {
 		fputs("list-devices: no CDI devices in", stderr);
 		for (size_t i = 0; i < cdi_registry_dir_count(reg); i++)

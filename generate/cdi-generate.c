@@ -98,10 +98,10 @@ static int usage_error(const char *fmt, const char *arg)
 
 static void print_problems(const struct cdi_error *e, const char *prefix)
 {
-	for (size_t i = 0; i < e->n_problems; i++)
-		fprintf(stderr, PROG ": %s%s\n", prefix, e->problems[i].text);
-	if (e->n_problems == 0 && e->code < 0)
-		fprintf(stderr, PROG ": %s%s\n", prefix, strerror(-e->code));
+	for (size_t i = 0; i < cdi_error_count(e); i++)
+		fprintf(stderr, PROG ": %s%s\n", prefix, cdi_problem_text(cdi_error_problem(e, i)));
+	if (cdi_error_count(e) == 0 && cdi_error_code(e) < 0)
+		fprintf(stderr, PROG ": %s%s\n", prefix, strerror(-cdi_error_code(e)));
 }
 
 /* "" for "/", no trailing slash; relative roots become absolute (hostPath must be). */
@@ -433,7 +433,7 @@ static void stale_reason(const char *path, const char *old_buf, size_t old_len, 
 	json_t *dev;
 
 	if (cdi_yaml_load(path, old_buf, old_len, &old, NULL, &e) < 0 || !json_is_object(old)) {
-		snprintf(out, size, "it does not parse (%s)", e.n_problems ? cdi_error_message(&e) : "empty");
+		snprintf(out, size, "it does not parse (%s)", cdi_error_count(&e) ? cdi_error_message(&e) : "empty");
 		cdi_error_reset(&e);
 		return;
 	}

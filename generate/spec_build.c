@@ -21,6 +21,7 @@
 #include "load.h"
 #include "macro.h"
 #include "problem.h"
+#include "rules.h"
 #include "procfs.h"
 #include "spec_build.h"
 
@@ -296,7 +297,7 @@ static int entry_cmp(const void *a, const void *b)
 static int entries_add(struct build *b, struct entries *e, const char *name, json_t *edits)
 {
 	_cleanup_json_ json_t *dev = json_object();
-	const char *problem = cdi_check_device_name(name);
+	const char *problem = cdi_name_problem(CDI_NAME_DEVICE, name, strlen(name), NULL);
 
 	if (!dev)
 		return -ENOMEM;

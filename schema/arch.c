@@ -10,43 +10,25 @@
 #define CACHE_PPC64 0x0500u
 #define CACHE_AARCH64 0x0a00u
 
+/* One ABI: ldconfig's name, the multiarch triplet, the Fedora-style library directory, the
+ * ld.so.cache bits, the ELF class and machine. */
+#define ABI(name_, multiarch_, libdir_, cache_, class_, machine_)                             \
+	{ .name = (name_), .multiarch = (multiarch_), .libdir = (libdir_), .cache_flags = (cache_), \
+	  .elf_class = (class_), .elf_machine = (machine_) }
+
 #if defined(__x86_64__)
-const struct arch_abi arch_native = {
-	.name = "x86-64",
-	.multiarch = "x86_64-linux-gnu",
-	.libdir = "/usr/lib64",
-	.cache_flags = CACHE_X86_64,
-	.elf_class = ELFCLASS64,
-	.elf_machine = EM_X86_64,
-};
-static const struct arch_abi abi_i386 = {
-	.name = "i386",
-	.multiarch = "i386-linux-gnu",
-	.libdir = "/usr/lib",
-	.cache_flags = CACHE_I386,
-	.elf_class = ELFCLASS32,
-	.elf_machine = EM_386,
-};
+const struct arch_abi arch_native =
+	ABI("x86-64", "x86_64-linux-gnu", "/usr/lib64", CACHE_X86_64, ELFCLASS64, EM_X86_64);
+static const struct arch_abi abi_i386 =
+	ABI("i386", "i386-linux-gnu", "/usr/lib", CACHE_I386, ELFCLASS32, EM_386);
 const struct arch_abi *const arch_compat32 = &abi_i386;
 #elif defined(__aarch64__)
-const struct arch_abi arch_native = {
-	.name = "AArch64",
-	.multiarch = "aarch64-linux-gnu",
-	.libdir = "/usr/lib64",
-	.cache_flags = CACHE_AARCH64,
-	.elf_class = ELFCLASS64,
-	.elf_machine = EM_AARCH64,
-};
+const struct arch_abi arch_native =
+	ABI("AArch64", "aarch64-linux-gnu", "/usr/lib64", CACHE_AARCH64, ELFCLASS64, EM_AARCH64);
 const struct arch_abi *const arch_compat32 = NULL; /* NVIDIA ships no 32-bit Arm driver */
 #elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-const struct arch_abi arch_native = {
-	.name = "ppc64le",
-	.multiarch = "powerpc64le-linux-gnu",
-	.libdir = "/usr/lib64",
-	.cache_flags = CACHE_PPC64,
-	.elf_class = ELFCLASS64,
-	.elf_machine = EM_PPC64,
-};
+const struct arch_abi arch_native =
+	ABI("ppc64le", "powerpc64le-linux-gnu", "/usr/lib64", CACHE_PPC64, ELFCLASS64, EM_PPC64);
 const struct arch_abi *const arch_compat32 = NULL;
 #else
 #error "cdikit knows the NVIDIA driver's library ABIs of x86-64, aarch64 and ppc64le only"

@@ -11,6 +11,13 @@
 #include "marks.h"
 
 /*
+ * An internal load flag beside enum cdi_load_flags: keep the first problem only, and do not
+ * read a failing spec again for positions. For the registry, which skips an invalid spec with
+ * one line, so a directory of bad specs costs what reading them costs.
+ */
+#define CDI_LOAD_FIRST_PROBLEM (1u << 31)
+
+/*
  * Check root (a whole spec) and add one problem per finding to err, each
  * with file, line:col (from marks, may be NULL) and field path. A node
  * replaced while coercing is added to marks under the old node's position.

@@ -65,36 +65,22 @@ enum cli_level cli_level(void)
 	return level;
 }
 
-void cli_error(const char *fmt, ...)
-{
-	va_list ap;
+/* The three ways to say something differ only in the level they need and their prefix. */
+#define SAY_FUNCTION(name, min_level, prefix)                                                    \
+	void name(const char *fmt, ...)                                                          \
+	{                                                                                        \
+		va_list ap;                                                                      \
+                                                                                                 \
+		if (level < (min_level))                                                         \
+			return;                                                                  \
+		va_start(ap, fmt);                                                               \
+		vsay((prefix), fmt, ap);                                                         \
+		va_end(ap);                                                                      \
+	}
 
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
-}
-
-void cli_warning(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level < CLI_NORMAL)
-		return;
-	va_start(ap, fmt);
-	vsay("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void cli_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level < CLI_VERBOSE)
-		return;
-	va_start(ap, fmt);
-	vsay("", fmt, ap);
-	va_end(ap);
-}
+SAY_FUNCTION(cli_error, CLI_QUIET, "")
+SAY_FUNCTION(cli_warning, CLI_NORMAL, "warning: ")
+SAY_FUNCTION(cli_info, CLI_VERBOSE, "")
 
 int cli_usage_error(const char *fmt, ...)
 {
@@ -117,11 +103,9 @@ void cli_print_problems(const struct cdi_error *err, const char *prefix)
 {
 	if (!err)
 		return;
-	for (size_t i = 0; i < err->n_problems; i++) {
-		const struct cdi_problem *p = &err->problems[i];
-
-		fprintf(stderr, "%s: %s%s\n", program, prefix, p->text ? p->text : p->message);
-	}
-	if (err->n_problems == 0 && err->code < 0)
-		fprintf(stderr, "%s: %s%s\n", program, prefix, strerror(-err->code));
+	for (size_t i = 0; i < cdi_error_count(err); i++)
+		fprintf(stderr, "%s: %s%s\n", program, prefix,
+			cdi_problem_text(cdi_error_problem(err, i)));
+	if (cdi_error_count(err) == 0 && cdi_error_code(err) < 0)
+		fprintf(stderr, "%s: %s%s\n", program, prefix, strerror(-cdi_error_code(err)));
 }

@@ -9,7 +9,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <locale.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -22,7 +21,9 @@
 #include <cdi/spec.h>
 
 #include "macro.h"
+#include "number_text.h"
 #include "problem.h"
+#include "utf8.h"
 #include "yaml_scalar.h"
 
 enum kind {
@@ -212,19 +213,10 @@ static bool plain_safe(const char *s, size_t len)
 /* Shortest text that reads back as d, always with a '.' so it stays a float. */
 static void format_real(double d, char *buf, size_t size)
 {
-	locale_t loc = cdi_c_locale(), old = (locale_t)0;
-	char tmp[40];
+	char tmp[NUMBER_TEXT_MAX];
 	char *e;
 
-	if (loc)
-		old = uselocale(loc);
-	for (int p = 1; p <= 17; p++) {
-		snprintf(tmp, sizeof(tmp), "%.*g", p, d);
-		if (strtod(tmp, NULL) == d)
-			break;
-	}
-	if (loc)
-		uselocale(old);
+	format_double_shortest(tmp, sizeof(tmp), d);
 	if (strchr(tmp, '.') || strstr(tmp, "inf") || strstr(tmp, "nan")) {
 		snprintf(buf, size, "%s", tmp);
 		return;
@@ -281,37 +273,6 @@ static int emit_event(struct yaml_out *y, yaml_event_t *ev, int init_ok)
 	return 0;
 }
 
-/* Strings made with jansson's *_nocheck calls may not be UTF-8; libyaml refuses those. */
-static bool valid_utf8(const unsigned char *s, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		unsigned c = s[i], n, cp;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07;
-		else
-			return false;
-		for (unsigned k = 1; k <= n; k++) {
-			if (i + k >= len || (s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return false;
-		i += n + 1;
-	}
-	return true;
-}
-
 static int emit_scalar(struct yaml_out *y, const char *s, size_t len, bool plain)
 {
 	yaml_event_t ev;
@@ -321,7 +282,9 @@ static int emit_scalar(struct yaml_out *y, const char *s, size_t len, bool plain
 	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s, (int)len, 1, 1,
 					  plain ? YAML_PLAIN_SCALAR_STYLE
 						: YAML_DOUBLE_QUOTED_SCALAR_STYLE)) {
-		if (!valid_utf8((const unsigned char *)s, len))
+		/* Strings made with jansson's *_nocheck calls may not be UTF-8; libyaml refuses
+		 * those. */
+		if (!utf8_valid(s, len))
 			return cdi_fail(y->err, -EINVAL, "string is not valid UTF-8");
 		return cdi_fail(y->err, -ENOMEM, "out of memory");
 	}
@@ -542,17 +505,12 @@ _public_ int cdi_spec_emit(const json_t *spec, enum cdi_format format, char **re
 
 	if (!spec || !ret_buf)
 		return cdi_fail(err, -EINVAL, "no spec to emit");
-	switch (format) {
-	case CDI_FORMAT_YAML:
+	if (format == CDI_FORMAT_YAML)
 		r = emit_yaml(spec, &o, err);
-		break;
-	case CDI_FORMAT_JSON:
+	else if (format == CDI_FORMAT_JSON)
 		r = emit_json(spec, &o, err);
-		break;
-	default:
+	else
 		r = cdi_fail(err, -EINVAL, "unknown output format %d", (int)format);
-		break;
-	}
 	if (r >= 0 && !out_write(&o, (unsigned char *)"", 0))
 		r = cdi_fail(err, -ENOMEM, "out of memory");
 	if (r < 0) {

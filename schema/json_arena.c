@@ -2,8 +2,13 @@
 /*
  * cdi-apply and cdi-generate build a few thousand small JSON values (a spec's mounts, the
  * config's edits) and exit: glibc's malloc and free spend more instructions on them than the
- * parsing and building that make them.
- * Chunks stay linked from a static list, so valgrind sees them as reachable, not leaked.
+ * parsing and building that make them. Here an allocation is a pointer increment in a chunk,
+ * and a free only counts: a chunk whose values are all freed is given back (or, the current
+ * one, reused), so a tree that is built and dropped, such as an invalid spec the registry
+ * skips, costs its memory only while it lives.
+ *
+ * Chunks are CHUNK_SIZE-aligned, so a value's chunk is its address rounded down. They stay
+ * linked from a static list, so valgrind sees the ones left at exit as reachable, not leaked.
  */
 #include <stdalign.h>
 #include <stddef.h>
@@ -18,48 +23,78 @@
 #define BIG_SIZE (CHUNK_SIZE / 4) /* larger requests get a chunk of their own */
 
 struct chunk {
-	struct chunk *next;
+	struct chunk *prev, *next;
+	size_t live; /* values not freed yet */
 	alignas(max_align_t) unsigned char data[];
 };
 
-static struct chunk *chunks;
-static size_t used = CHUNK_SIZE, avail = CHUNK_SIZE;
+static struct chunk *chunks;  /* every chunk, for valgrind */
+static struct chunk *current; /* where small values go */
+static size_t used;
+
+static struct chunk *chunk_new(size_t size)
+{
+	size_t total;
+	struct chunk *c;
+
+	if (size > SIZE_MAX - sizeof(struct chunk) - CHUNK_SIZE)
+		return NULL;
+	total = (sizeof(struct chunk) + size + CHUNK_SIZE - 1) & ~(size_t)(CHUNK_SIZE - 1);
+	c = aligned_alloc(CHUNK_SIZE, total);
+	if (!c)
+		return NULL;
+	*c = (struct chunk){ .next = chunks };
+	if (chunks)
+		chunks->prev = c;
+	chunks = c;
+	return c;
+}
 
 static void *arena_malloc(size_t size)
 {
+	const size_t room = CHUNK_SIZE - offsetof(struct chunk, data);
 	struct chunk *c;
 
 	size = (size + alignof(max_align_t) - 1) & ~(size_t)(alignof(max_align_t) - 1);
 	if (size >= BIG_SIZE) {
-		if (size > SIZE_MAX - sizeof(*c))
-			return NULL;
-		c = malloc(sizeof(*c) + size);
+		c = chunk_new(size);
 		if (!c)
 			return NULL;
-		/* Behind the current chunk, so its free space stays in use. */
-		c->next = chunks ? chunks->next : NULL;
-		if (chunks)
-			chunks->next = c;
-		else
-			chunks = c;
+		c->live = 1;
 		return c->data;
 	}
-	if (avail - used < size) {
-		c = malloc(sizeof(*c) + CHUNK_SIZE);
+	if (!current || room - used < size) {
+		c = chunk_new(room);
 		if (!c)
 			return NULL;
-		c->next = chunks;
-		chunks = c;
+		current = c;
 		used = 0;
-		avail = CHUNK_SIZE;
 	}
 	used += size;
-	return chunks->data + used - size;
+	current->live++;
+	return current->data + used - size;
 }
 
 static void arena_free(void *p)
 {
-	(void)p;
+	struct chunk *c;
+
+	if (!p)
+		return;
+	c = (struct chunk *)((uintptr_t)p & ~(uintptr_t)(CHUNK_SIZE - 1));
+	if (--c->live > 0)
+		return;
+	if (c == current) {
+		used = 0; /* empty again: start over in it */
+		return;
+	}
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		chunks = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	free(c);
 }
 
 void json_arena_install(void)

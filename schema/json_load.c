@@ -2,6 +2,7 @@
 /* JSON to a jansson tree, with the same bounds and return rules as the YAML loader. */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cdi/spec.h>
@@ -72,6 +73,10 @@ int cdi_json_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 	if (!root) {
 		int code = json_error_code(&error) == json_error_out_of_memory ? -ENOMEM : -EINVAL;
 
+		/* jansson names its flag; say what is wrong, as the YAML loader does. */
+		if (json_error_code(&error) == json_error_null_character)
+			snprintf(error.text, sizeof(error.text),
+				 "string contains a NUL character (\\u0000)");
 		if (error.line > 0)
 			return cdi_problem_add(err, code, name, (unsigned)error.line,
 					       error.column > 0 ? (unsigned)error.column : 0, NULL,
@@ -86,8 +91,8 @@ int cdi_json_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
 				       "nested deeper than %u levels", CDI_SPEC_MAX_DEPTH);
 	if (r < 0)
-		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "more than %u nodes",
-				       CDI_SPEC_MAX_NODES);
+		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
+				       "too large: more than %u nodes (the limit)", CDI_SPEC_MAX_NODES);
 
 	*ret_root = TAKE_PTR(root);
 	return 0;

@@ -4,6 +4,7 @@
 #define CDIKIT_LOAD_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <jansson.h>
 
 #include <cdi/error.h>
@@ -33,7 +34,30 @@ int cdi_yaml_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 int cdi_json_load(const char *name, const char *buf, size_t len, json_t **ret_root,
 		  struct cdi_error *err);
 
-/* Read a whole file, at most max bytes (-EFBIG beyond). NUL-terminated. */
+/*
+ * Open path (relative to dirfd; open_flags adds to O_RDONLY, e.g. O_NOFOLLOW) for reading if it
+ * is a regular file: with O_NONBLOCK, so a FIFO or device in its place blocks nothing. Returns
+ * the fd, or -EISDIR, -EINVAL (not a regular file) or the -errno of open. ret_st may be NULL.
+ */
+int cdi_open_regular_at(int dirfd, const char *path, int open_flags, struct stat *ret_st);
+
+/* Read all of fd (size_hint: the size fstat gave, 0 if unknown), NUL-terminated; -EFBIG beyond
+ * max bytes. */
+int cdi_read_fd(int fd, size_t size_hint, size_t max, char **ret_buf, size_t *ret_len);
+
+/*
+ * Read the whole regular file path (relative to dirfd, AT_FDCWD for the working directory;
+ * open_flags adds to O_RDONLY, e.g. O_NOFOLLOW), NUL-terminated. It is opened with O_NONBLOCK,
+ * so a FIFO or device in its place can block neither the open nor a read. Returns 0, -EISDIR,
+ * -EINVAL (not a regular file), -EFBIG (more than max bytes), -ENOMEM, or the -errno of
+ * open/read. ret_len and ret_st (the file's fstat) may be NULL.
+ */
+int cdi_read_file_at(int dirfd, const char *path, int open_flags, size_t max, char **ret_buf,
+		     size_t *ret_len, struct stat *ret_st);
+/* The same, relative to the working directory. */
 int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len);
+
+/* The problem for a spec file that cdi_read_file() could not read (r is what it returned). */
+int cdi_spec_read_problem(struct cdi_error *err, const char *path, int r);
 
 #endif

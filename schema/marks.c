@@ -11,16 +11,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "array.h"
 #include "macro.h"
 #include "marks.h"
 
 struct mark {
 	const json_t *node;
-	unsigned line;
+	unsigned line; /* 0: a note without a position */
 	unsigned column;
+	unsigned flags;
 };
 
 struct cdi_marks {
+	bool positions;
 	struct mark *v;
 	size_t n;
 	size_t cap;
@@ -33,9 +36,18 @@ struct cdi_marks {
 
 #define MARKS_UNINDEXED_MAX 32
 
-struct cdi_marks *cdi_marks_new(void)
+struct cdi_marks *cdi_marks_new(bool positions)
 {
-	return calloc(1, sizeof(struct cdi_marks));
+	struct cdi_marks *marks = calloc(1, sizeof(struct cdi_marks));
+
+	if (marks)
+		marks->positions = positions;
+	return marks;
+}
+
+bool cdi_marks_positions(const struct cdi_marks *marks)
+{
+	return marks && marks->positions;
 }
 
 void cdi_marks_free(struct cdi_marks *marks)
@@ -47,7 +59,8 @@ void cdi_marks_free(struct cdi_marks *marks)
 	free(marks);
 }
 
-int cdi_marks_add(struct cdi_marks *marks, const json_t *node, unsigned line, unsigned column)
+static int append(struct cdi_marks *marks, const json_t *node, unsigned line, unsigned column,
+		  unsigned flags)
 {
 	/*
 	 * true, false and null are singletons in jansson: every one of them in
@@ -56,20 +69,36 @@ int cdi_marks_add(struct cdi_marks *marks, const json_t *node, unsigned line, un
 	 */
 	if (json_is_boolean(node) || json_is_null(node))
 		return 0;
-	if (marks->n == marks->cap) {
-		size_t cap = marks->cap ? marks->cap * 2 : 256;
-		struct mark *v;
-
-		if (cap > SIZE_MAX / sizeof(*v))
-			return -ENOMEM;
-		v = realloc(marks->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		marks->v = v;
-		marks->cap = cap;
-	}
-	marks->v[marks->n++] = (struct mark){.node = node, .line = line, .column = column};
+	if (ARRAY_RESERVE(marks->v, marks->cap, marks->n + 1) < 0)
+		return -ENOMEM;
+	marks->v[marks->n++] =
+		(struct mark){ .node = node, .line = line, .column = column, .flags = flags };
 	return 0;
+}
+
+int cdi_marks_add(struct cdi_marks *marks, const json_t *node, unsigned line, unsigned column)
+{
+	if (!marks->positions)
+		return 0;
+	return append(marks, node, line, column, 0);
+}
+
+static struct mark *marks_lookup(struct cdi_marks *marks, const json_t *node);
+
+int cdi_marks_note(struct cdi_marks *marks, const json_t *node, unsigned flags)
+{
+	struct mark *m;
+
+	if (!marks || !flags)
+		return 0;
+	/* On the node's own entry when it has one, so its position stays found. */
+	m = marks->n > 0 && marks->v[marks->n - 1].node == node ? &marks->v[marks->n - 1]
+								 : marks_lookup(marks, node);
+	if (m) {
+		m->flags |= flags;
+		return 0;
+	}
+	return append(marks, node, 0, 0, flags);
 }
 
 static size_t slot_of(const json_t *node, size_t n_slots)
@@ -107,7 +136,7 @@ static int marks_index(struct cdi_marks *marks)
 	return 0;
 }
 
-static const struct mark *marks_lookup(struct cdi_marks *marks, const json_t *node)
+static struct mark *marks_lookup(struct cdi_marks *marks, const json_t *node)
 {
 	/*
 	 * Newest first: a node freed during loading (a merge source, a replaced
@@ -136,11 +165,21 @@ bool cdi_marks_find(const struct cdi_marks *marks, const json_t *node, unsigned 
 	if (!marks || !node)
 		return false;
 	m = marks_lookup((struct cdi_marks *)marks, node);
-	if (!m)
+	if (!m || m->line == 0)
 		return false;
 	if (ret_line)
 		*ret_line = m->line;
 	if (ret_column)
 		*ret_column = m->column;
 	return true;
+}
+
+unsigned cdi_marks_flags(const struct cdi_marks *marks, const json_t *node)
+{
+	const struct mark *m;
+
+	if (!marks || !node)
+		return 0;
+	m = marks_lookup((struct cdi_marks *)marks, node);
+	return m ? m->flags : 0;
 }

@@ -91,20 +91,29 @@ int cdi_name_message(char *buf, size_t size, enum cdi_name_type type, const char
 			cdi_quote(q, sizeof(q), name ? name : "", name ? len : 0), problem, found);
 }
 
-_public_ const char *cdi_check_vendor_name(const char *vendor)
+static int check_name(enum cdi_name_type type, const char *what, const char *name,
+		      struct cdi_error *err)
 {
-	return cdi_name_problem(CDI_NAME_VENDOR, vendor, vendor ? strlen(vendor) : 0, NULL);
+	char msg[2 * CDI_QUOTE_MAX + 128];
+
+	if (cdi_name_message(msg, sizeof(msg), type, what, name, name ? strlen(name) : 0) < 0)
+		return 0;
+	return cdi_fail(err, -EINVAL, "%s", msg);
 }
 
-_public_ const char *cdi_check_class_name(const char *class_name)
+_public_ int cdi_check_vendor_name(const char *vendor, struct cdi_error *err)
 {
-	return cdi_name_problem(CDI_NAME_CLASS, class_name, class_name ? strlen(class_name) : 0,
-				NULL);
+	return check_name(CDI_NAME_VENDOR, "vendor", vendor, err);
 }
 
-_public_ const char *cdi_check_device_name(const char *name)
+_public_ int cdi_check_class_name(const char *class_name, struct cdi_error *err)
 {
-	return cdi_name_problem(CDI_NAME_DEVICE, name, name ? strlen(name) : 0, NULL);
+	return check_name(CDI_NAME_CLASS, "class", class_name, err);
+}
+
+_public_ int cdi_check_device_name(const char *name, struct cdi_error *err)
+{
+	return check_name(CDI_NAME_DEVICE, "device name", name, err);
 }
 
 char *cdi_quote(char *buf, size_t size, const char *s, size_t len)
@@ -190,26 +199,6 @@ static bool split_device(const char *s, const char **ret_eq, const char **ret_sl
 	return true;
 }
 
-_public_ bool cdi_split_device(const char *s, char **ret_vendor, char **ret_class, char **ret_name)
-{
-	_cleanup_free_ char *vendor = NULL, *class_name = NULL, *name = NULL;
-	const char *eq, *slash;
-
-	if (!split_device(s, &eq, &slash))
-		return false;
-	vendor = strndup(s, (size_t)(slash - s));
-	class_name = strndup(slash + 1, (size_t)(eq - slash - 1));
-	name = strdup(eq + 1);
-	if (!vendor || !class_name || !name) {
-		errno = ENOMEM;
-		return false;
-	}
-	*ret_vendor = TAKE_PTR(vendor);
-	*ret_class = TAKE_PTR(class_name);
-	*ret_name = TAKE_PTR(name);
-	return true;
-}
-
 /* Which part is missing, for a string that does not split (the reference says "vendor"). */
 static const char *missing_part(const char *s)
 {
@@ -224,6 +213,38 @@ static const char *missing_part(const char *s)
 	if (slash + 1 == eq)
 		return "class";
 	return "device name";
+}
+
+static int unqualified(struct cdi_error *err, const char *s)
+{
+	char q[CDI_QUOTE_MAX];
+
+	if (!s)
+		return cdi_fail(err, -EINVAL, "unqualified device (null), missing vendor");
+	return cdi_fail(err, -EINVAL, "unqualified device %s, missing %s",
+			cdi_quote(q, sizeof(q), s, strlen(s)), missing_part(s));
+}
+
+_public_ int cdi_split_device(const char *s, char **ret_vendor, char **ret_class,
+			      char **ret_name, struct cdi_error *err)
+{
+	_cleanup_free_ char *vendor = NULL, *class_name = NULL, *name = NULL;
+	const char *eq, *slash;
+
+	if (!split_device(s, &eq, &slash))
+		return unqualified(err, s);
+	vendor = strndup(s, (size_t)(slash - s));
+	class_name = strndup(slash + 1, (size_t)(eq - slash - 1));
+	name = strdup(eq + 1);
+	if (!vendor || !class_name || !name)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	if (ret_vendor)
+		*ret_vendor = TAKE_PTR(vendor);
+	if (ret_class)
+		*ret_class = TAKE_PTR(class_name);
+	if (ret_name)
+		*ret_name = TAKE_PTR(name);
+	return 0;
 }
 
 static int name_problem(struct cdi_error *err, const char *device, const char *what,
@@ -241,17 +262,11 @@ _public_ int cdi_parse_qualified_name(const char *s, char **ret_vendor, char **r
 				      char **ret_name, struct cdi_error *err)
 {
 	_cleanup_free_ char *vendor = NULL, *class_name = NULL, *name = NULL;
-	const char *eq, *slash;
-	char q[CDI_QUOTE_MAX];
 	int r;
 
-	if (!s)
-		return cdi_fail(err, -EINVAL, "unqualified device (null), missing vendor");
-	if (!split_device(s, &eq, &slash))
-		return cdi_fail(err, -EINVAL, "unqualified device %s, missing %s",
-				cdi_quote(q, sizeof(q), s, strlen(s)), missing_part(s));
-	if (!cdi_split_device(s, &vendor, &class_name, &name))
-		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = cdi_split_device(s, &vendor, &class_name, &name, err);
+	if (r < 0)
+		return r;
 	r = name_problem(err, s, "vendor", CDI_NAME_VENDOR, vendor);
 	if (r == 0)
 		r = name_problem(err, s, "class", CDI_NAME_CLASS, class_name);

@@ -23,6 +23,9 @@ int cdi_problem_addv(struct cdi_error *err, int code, const char *file, unsigned
 /* Shorthand for problems with no location: "message" or "file: message". */
 #define cdi_fail(err, code, ...) cdi_problem_add((err), (code), NULL, 0, 0, NULL, __VA_ARGS__)
 
+/* Append a copy of p (a problem of another report), with code. */
+int cdi_problem_copy(struct cdi_error *err, int code, const cdi_problem *p);
+
 /* Move every problem of src to the end of dst (src is left empty). */
 void cdi_error_move(struct cdi_error *dst, struct cdi_error *src);
 

@@ -6,60 +6,54 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "load.h"
 #include "macro.h"
 
-int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+int cdi_open_regular_at(int dirfd, const char *path, int open_flags, struct stat *ret_st)
 {
 	_cleanup_close_ int fd = -1;
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap;
 	struct stat st;
 
-	if (max >= SIZE_MAX / 2)
-		return -EINVAL;
 	/*
 	 * O_NONBLOCK: opening a FIFO with no writer would wait for one (a spec file swapped for a
-	 * FIFO would hang a registry scan). Reads block again as usual, and a FIFO without a
-	 * writer then reads as empty.
+	 * FIFO would hang a registry scan), and reading one with a silent writer would wait
+	 * forever. Only regular files are read, where O_NONBLOCK changes nothing.
 	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | open_flags);
 	if (fd < 0)
 		return negative_errno();
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
-	if (!S_ISREG(st.st_mode) && fcntl(fd, F_SETFL, O_RDONLY) < 0)
-		return negative_errno();
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
-	if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > max)
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (ret_st)
+		*ret_st = st;
+	return TAKE_FD(fd);
+}
+
+int cdi_read_fd(int fd, size_t size_hint, size_t max, char **ret_buf, size_t *ret_len)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len = 0, cap = 0;
+
+	if (max >= SIZE_MAX / 2)
+		return -EINVAL;
+	if (size_hint > max)
 		return -EFBIG;
-
 	/*
-	 * Room for the whole regular file, its NUL and one byte more, so the
-	 * read that sees EOF needs no growth; files that do not know their
-	 * size (procfs, pipes) grow the buffer as they go.
+	 * Room for the whole file, its NUL and one byte more, so the read that sees EOF needs no
+	 * growth; files that do not know their size (procfs) grow the buffer as they go.
 	 */
-	cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 2 : 4096;
-	buf = malloc(cap);
-	if (!buf)
+	if (ARRAY_RESERVE(buf, cap, size_hint > 0 ? size_hint + 2 : 4096) < 0)
 		return -ENOMEM;
-
 	for (;;) {
 		ssize_t n;
 
-		if (len + 1 == cap) {
-			size_t grown = cap * 2 > max + 2 ? max + 2 : cap * 2;
-			char *p;
-
-			if (grown <= cap)
-				return -EFBIG;
-			p = realloc(buf, grown);
-			if (!p)
-				return -ENOMEM;
-			buf = p;
-			cap = grown;
-		}
+		if (len + 1 == cap && ARRAY_RESERVE(buf, cap, cap + 1) < 0)
+			return -ENOMEM;
 		n = read(fd, buf + len, cap - 1 - len);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -72,10 +66,30 @@ int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 		if (len > max)
 			return -EFBIG;
 	}
-
 	buf[len] = '\0';
 	*ret_buf = TAKE_PTR(buf);
 	if (ret_len)
 		*ret_len = len;
 	return 0;
+}
+
+int cdi_read_file_at(int dirfd, const char *path, int open_flags, size_t max, char **ret_buf,
+		     size_t *ret_len, struct stat *ret_st)
+{
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	fd = cdi_open_regular_at(dirfd, path, open_flags, &st);
+	if (fd < 0)
+		return fd;
+	r = cdi_read_fd(fd, (size_t)st.st_size, max, ret_buf, ret_len);
+	if (r >= 0 && ret_st)
+		*ret_st = st;
+	return r;
+}
+
+int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
+{
+	return cdi_read_file_at(AT_FDCWD, path, 0, max, ret_buf, ret_len, NULL);
 }

@@ -33,12 +33,6 @@ struct cdi_spec {
 	const char **names;
 };
 
-static inline void cdi_marks_freep(struct cdi_marks **m)
-{
-	cdi_marks_free(*m);
-}
-#define _cleanup_marks_ _cleanup_(cdi_marks_freep)
-
 static inline void cdi_spec_freep(cdi_spec **s)
 {
 	cdi_spec_free(*s);
@@ -102,23 +96,51 @@ static int spec_new(const char *name, json_t *root, cdi_spec **ret)
 }
 
 /*
+ * Text to tree: JSON by jansson when the text looks like JSON (fast and exact) and by the YAML
+ * loader when jansson refuses it (YAML flow style accepts what JSON does not, a trailing comma
+ * for one; if YAML refuses it too, jansson's complaint is the one shown); YAML otherwise.
+ * marks, with or without positions, goes to the YAML loader.
+ */
+static int parse(const char *name, const char *buf, size_t len, struct cdi_marks *marks,
+		 json_t **ret_root, struct cdi_error *err)
+{
+	struct cdi_error json_err = CDI_ERROR_INIT, yaml_err = CDI_ERROR_INIT;
+	int r;
+
+	if (!looks_like_json(buf, len))
+		return cdi_yaml_load(name, buf, len, ret_root, marks, err);
+	r = cdi_json_load(name, buf, len, ret_root, &json_err);
+	if (r == -EINVAL) {
+		r = cdi_yaml_load(name, buf, len, ret_root, marks, &yaml_err);
+		if (r < 0)
+			r = -EINVAL;
+		cdi_error_reset(&yaml_err);
+	}
+	if (r < 0)
+		cdi_error_move(err, &json_err);
+	cdi_error_reset(&json_err);
+	return r;
+}
+
+/*
  * Positions are only needed for problems, and recording them is a good part of loading (a
  * table entry per node, an index on first lookup): so a spec is loaded without them, and only
- * one that fails the check is read again, as YAML with marks (jansson keeps none; JSON is
+ * one that fails the check is read again, as YAML with positions (jansson keeps none; JSON is
  * YAML), and checked again. Its problems replace the first check's if it finds any (it should
  * find the same); otherwise the first check's stand.
  */
-static void recheck_with_marks(const char *name, const char *buf, size_t len, unsigned flags,
-			       struct cdi_error *problems)
+static void recheck_with_positions(const char *name, const char *buf, size_t len,
+				   unsigned flags, struct cdi_error *problems)
 {
-	_cleanup_marks_ struct cdi_marks *marks = cdi_marks_new();
+	_cleanup_marks_ struct cdi_marks *marks = cdi_marks_new(true);
 	_cleanup_json_ json_t *root = NULL;
-	struct cdi_error yaml_err = {0}, again = {0};
+	struct cdi_error yaml_err = CDI_ERROR_INIT, again = CDI_ERROR_INIT;
 
 	if (!marks)
 		return;
 	if (cdi_yaml_load(name, buf, len, &root, marks, &yaml_err) == 0 &&
-	    cdi_spec_check(root, name, marks, flags, true, &again) == -EINVAL && again.n_problems) {
+	    cdi_spec_check(root, name, marks, flags, true, &again) == -EINVAL &&
+	    cdi_error_count(&again)) {
 		cdi_error_reset(problems);
 		cdi_error_move(problems, &again);
 	}
@@ -129,9 +151,10 @@ static void recheck_with_marks(const char *name, const char *buf, size_t len, un
 _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len, unsigned flags,
 				  cdi_spec **ret, struct cdi_error *err)
 {
+	/* Without positions: only what the check needs beyond the values (big integers). */
+	_cleanup_marks_ struct cdi_marks *notes = NULL;
 	_cleanup_json_ json_t *root = NULL;
-	struct cdi_error problems = {0};
-	bool json;
+	struct cdi_error problems = CDI_ERROR_INIT;
 	int r;
 
 	if (!ret)
@@ -140,43 +163,22 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "no buffer");
 	if (len > CDI_SPEC_MAX_BYTES)
 		return cdi_problem_add(err, -EFBIG, name, 0, 0, NULL,
-				       "the spec is %zu bytes, more than the limit of %u", len,
-				       CDI_SPEC_MAX_BYTES);
+				       "the spec is %zu bytes, more than the limit of %u bytes",
+				       len, CDI_SPEC_MAX_BYTES);
+	notes = cdi_marks_new(false);
+	if (!notes)
+		return cdi_problem_add(err, -ENOMEM, name, 0, 0, NULL, "out of memory");
 
-	json = looks_like_json(buf, len);
-	if (json) {
-		struct cdi_error json_err = {0};
-
-		r = cdi_json_load(name, buf, len, &root, &json_err);
-		if (r == -EINVAL) {
-			/* Perhaps YAML flow style that JSON does not allow; if not, the JSON
-			 * parser's complaint is the one to show. */
-			struct cdi_error yaml_err = {0};
-
-			r = cdi_yaml_load(name, buf, len, &root, NULL, &yaml_err);
-			if (r == 0) {
-				cdi_error_reset(&json_err);
-				cdi_error_reset(&yaml_err);
-			} else {
-				cdi_error_reset(&yaml_err);
-				cdi_error_move(err, &json_err);
-				return -EINVAL;
-			}
-		} else {
-			cdi_error_move(err, &json_err);
-		}
-	} else {
-		r = cdi_yaml_load(name, buf, len, &root, NULL, err);
-	}
+	r = parse(name, buf, len, notes, &root, err);
 	if (r == -ENODATA)
 		return cdi_problem_add(err, -ENODATA, name, 0, 0, NULL,
 				       "no spec data (empty document)");
 	if (r < 0)
 		return r;
 
-	r = cdi_spec_check(root, name, NULL, flags, true, &problems);
-	if (r == -EINVAL)
-		recheck_with_marks(name, buf, len, flags, &problems);
+	r = cdi_spec_check(root, name, notes, flags, true, &problems);
+	if (r == -EINVAL && !(flags & CDI_LOAD_FIRST_PROBLEM))
+		recheck_with_positions(name, buf, len, flags, &problems);
 	cdi_error_move(err, &problems);
 	if (r < 0)
 		return r;
@@ -185,6 +187,24 @@ _public_ int cdi_spec_load_buffer(const char *name, const char *buf, size_t len,
 	if (r < 0)
 		return cdi_problem_add(err, r, name, 0, 0, NULL, "out of memory");
 	return 0;
+}
+
+/* The message for a spec file that cannot be read. */
+int cdi_spec_read_problem(struct cdi_error *err, const char *path, int r)
+{
+	switch (r) {
+	case -EFBIG:
+		return cdi_problem_add(err, r, path, 0, 0, NULL,
+				       "the spec is larger than the limit of %u bytes",
+				       CDI_SPEC_MAX_BYTES);
+	case -EINVAL:
+		return cdi_problem_add(err, r, path, 0, 0, NULL,
+				       "not a regular file (a spec must be one)");
+	case -EISDIR:
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "is a directory");
+	default:
+		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+	}
 }
 
 _public_ int cdi_spec_load_file(const char *path, unsigned flags, cdi_spec **ret,
@@ -199,12 +219,8 @@ _public_ int cdi_spec_load_file(const char *path, unsigned flags, cdi_spec **ret
 	if (!ret)
 		return cdi_problem_add(err, -EINVAL, path, 0, 0, NULL, "no place for the spec");
 	r = cdi_read_file(path, CDI_SPEC_MAX_BYTES, &buf, &len);
-	if (r == -EFBIG)
-		return cdi_problem_add(err, r, path, 0, 0, NULL,
-				       "the spec is larger than the limit of %u bytes",
-				       CDI_SPEC_MAX_BYTES);
 	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		return cdi_spec_read_problem(err, path, r);
 	return cdi_spec_load_buffer(path, buf, len, flags, ret, err);
 }
 
@@ -215,35 +231,12 @@ _public_ int cdi_spec_validate_json(const json_t *spec, const char *name, unsign
 	return cdi_spec_check((json_t *)spec, name, NULL, flags, false, err);
 }
 
-_public_ const json_t *cdi_spec_json(const cdi_spec *spec)
-{
-	return spec ? spec->root : NULL;
-}
-
-_public_ const char *cdi_spec_path(const cdi_spec *spec)
-{
-	return spec ? spec->path : NULL;
-}
-
-_public_ const char *cdi_spec_vendor(const cdi_spec *spec)
-{
-	return spec ? spec->vendor : NULL;
-}
-
-_public_ const char *cdi_spec_class(const cdi_spec *spec)
-{
-	return spec ? spec->class_name : NULL;
-}
-
-_public_ const char *cdi_spec_version(const cdi_spec *spec)
-{
-	return spec ? spec->version : NULL;
-}
-
-_public_ size_t cdi_spec_device_count(const cdi_spec *spec)
-{
-	return spec ? spec->n_devices : 0;
-}
+PUBLIC_GETTER(const json_t *, cdi_spec_json, cdi_spec, root, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_path, cdi_spec, path, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_vendor, cdi_spec, vendor, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_class, cdi_spec, class_name, NULL)
+PUBLIC_GETTER(const char *, cdi_spec_version, cdi_spec, version, NULL)
+PUBLIC_GETTER(size_t, cdi_spec_device_count, cdi_spec, n_devices, 0)
 
 _public_ const json_t *cdi_spec_device(const cdi_spec *spec, size_t i)
 {

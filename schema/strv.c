@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <cdi/annotations.h>
+#include <cdi/memory.h>
 
 #include "array.h"
 #include "macro.h"
@@ -44,6 +44,11 @@ void strv_free(char **v)
 _public_ void cdi_strv_free(char **strv)
 {
 	strv_free(strv);
+}
+
+_public_ void cdi_free(void *p)
+{
+	free(p);
 }
 
 int strv_builder_take(struct strv_builder *b, char *s)

@@ -25,6 +25,7 @@ struct why {
 };
 
 typedef bool (*required_fn)(const json_t *spec, struct why *why);
+typedef bool (*edits_fn)(const json_t *edits, size_t dev, struct why *why);
 
 _printf_(2, 3) static bool because(struct why *why, const char *fmt, ...)
 {
@@ -87,26 +88,28 @@ static const json_t *edits_of(const json_t *obj)
  * The edits blocks to look at, in the order of the reference's v0.4.0/v0.5.0 predicates:
  * every device's, then the spec's. Calls fn until it returns true.
  */
-static bool any_edits(const json_t *spec, struct why *why,
-		      bool (*fn)(const json_t *edits, size_t dev, struct why *why))
+static bool any_edits(const json_t *spec, struct why *why, edits_fn fn)
 {
 	const json_t *devs = devices(spec), *dev;
 	size_t i;
 
-	json_array_foreach(devs, i, dev) if (fn(edits_of(dev), i, why)) return true;
+	json_array_foreach (devs, i, dev)
+		if (fn(edits_of(dev), i, why))
+			return true;
 	return fn(edits_of(spec), SPEC_EDITS, why);
 }
 
 /* The reference's v1.1.0 and v0.7.0 predicates look at the spec first, then the devices. */
-static bool spec_then_devices(const json_t *spec, struct why *why,
-			      bool (*fn)(const json_t *edits, size_t dev, struct why *why))
+static bool spec_then_devices(const json_t *spec, struct why *why, edits_fn fn)
 {
 	const json_t *devs = devices(spec), *dev;
 	size_t i;
 
 	if (fn(edits_of(spec), SPEC_EDITS, why))
 		return true;
-	json_array_foreach(devs, i, dev) if (fn(edits_of(dev), i, why)) return true;
+	json_array_foreach (devs, i, dev)
+		if (fn(edits_of(dev), i, why))
+			return true;
 	return false;
 }
 
@@ -124,11 +127,6 @@ static bool edits_v110(const json_t *edits, size_t dev, struct why *why)
 	return false;
 }
 
-static bool requires_v110(const json_t *spec, struct why *why)
-{
-	return spec_then_devices(spec, why, edits_v110);
-}
-
 /* v0.7.0: intelRdt (even {}), or additionalGids. */
 static bool edits_v070(const json_t *edits, size_t dev, struct why *why)
 {
@@ -137,11 +135,6 @@ static bool edits_v070(const json_t *edits, size_t dev, struct why *why)
 	if (array_len(edits, "additionalGids") > 0)
 		return because_in(why, dev, ".additionalGids");
 	return false;
-}
-
-static bool requires_v070(const json_t *spec, struct why *why)
-{
-	return spec_then_devices(spec, why, edits_v070);
 }
 
 /* v0.6.0: spec or device annotations, or a '.' in the class part of kind. */
@@ -153,9 +146,9 @@ static bool requires_v060(const json_t *spec, struct why *why)
 
 	if (json_object_size(member(spec, "annotations", JSON_OBJECT)) > 0)
 		return because(why, "annotations");
-	json_array_foreach(devs, i,
-			   dev) if (json_object_size(member(dev, "annotations", JSON_OBJECT)) >
-				    0) return because(why, "devices[%zu].annotations", i);
+	json_array_foreach (devs, i, dev)
+		if (json_object_size(member(dev, "annotations", JSON_OBJECT)) > 0)
+			return because(why, "devices[%zu].annotations", i);
 	kind = member(spec, "kind", JSON_STRING);
 	slash = kind ? strchr(json_string_value(kind), '/') : NULL;
 	if (slash && strchr(slash + 1, '.'))
@@ -163,18 +156,24 @@ static bool requires_v060(const json_t *spec, struct why *why)
 	return false;
 }
 
-static bool edits_v050(const json_t *edits, size_t dev, struct why *why)
+/* Whether an item of edits[list] has a non-empty string field: the reason of two versions. */
+static bool item_field_set(const json_t *edits, size_t dev, struct why *why, const char *list,
+			   const char *field)
 {
-	const json_t *nodes = member(edits, "deviceNodes", JSON_ARRAY), *node, *host;
+	const json_t *items = member(edits, list, JSON_ARRAY), *item, *v;
 	size_t i;
 
-	json_array_foreach(nodes, i, node)
-	{
-		host = member(node, "hostPath", JSON_STRING);
-		if (host && json_string_length(host) > 0)
-			return because_in(why, dev, ".deviceNodes[%zu].hostPath", i);
+	json_array_foreach (items, i, item) {
+		v = member(item, field, JSON_STRING);
+		if (v && json_string_length(v) > 0)
+			return because_in(why, dev, ".%s[%zu].%s", list, i, field);
 	}
 	return false;
+}
+
+static bool edits_v050(const json_t *edits, size_t dev, struct why *why)
+{
+	return item_field_set(edits, dev, why, "deviceNodes", "hostPath");
 }
 
 /* v0.5.0: a device name starting with a digit, or a deviceNode hostPath (even == path). */
@@ -183,8 +182,7 @@ static bool requires_v050(const json_t *spec, struct why *why)
 	const json_t *devs = devices(spec), *dev, *name;
 	size_t i;
 
-	json_array_foreach(devs, i, dev)
-	{
+	json_array_foreach (devs, i, dev) {
 		name = member(dev, "name", JSON_STRING);
 		if (name && json_string_value(name)[0] >= '0' && json_string_value(name)[0] <= '9')
 			return because(why, "devices[%zu].name \"%.64s\" starting with a digit", i,
@@ -195,52 +193,54 @@ static bool requires_v050(const json_t *spec, struct why *why)
 
 static bool edits_v040(const json_t *edits, size_t dev, struct why *why)
 {
-	const json_t *mounts = member(edits, "mounts", JSON_ARRAY), *m, *type;
-	size_t i;
-
-	json_array_foreach(mounts, i, m)
-	{
-		type = member(m, "type", JSON_STRING);
-		if (type && json_string_length(type) > 0)
-			return because_in(why, dev, ".mounts[%zu].type", i);
-	}
-	return false;
+	return item_field_set(edits, dev, why, "mounts", "type");
 }
 
-/* v0.4.0: a mount type. */
-static bool requires_v040(const json_t *spec, struct why *why)
-{
-	return any_edits(spec, why, edits_v040);
-}
-
-/* Newest first. NULL: the version added nothing a spec can show (0.8.0 and 1.0.0 changed the
- * Go API only; 0.1.0 and 0.2.0 predate the earliest supported 0.3.0). */
+/*
+ * Newest first. A version's rule is a predicate on the whole spec (required), or on each edits
+ * block (edits: the spec's first, then the devices', as the reference's v1.1.0 and v0.7.0
+ * predicates do; or the devices' first, as its v0.4.0 does). Neither: the version added nothing
+ * a spec can show (0.8.0 and 1.0.0 changed the Go API only; 0.1.0 and 0.2.0 predate the
+ * earliest supported 0.3.0).
+ */
 static const struct {
 	const char *version;
 	required_fn required;
+	edits_fn edits;
+	bool spec_first;
 } versions[] = {
 	/* clang-format off */
-	{ "1.1.0", requires_v110 },
-	{ "1.0.0", NULL },
-	{ "0.8.0", NULL },
-	{ "0.7.0", requires_v070 },
-	{ "0.6.0", requires_v060 },
-	{ "0.5.0", requires_v050 },
-	{ "0.4.0", requires_v040 },
-	{ "0.3.0", NULL },
-	{ "0.2.0", NULL },
-	{ "0.1.0", NULL },
+	{ "1.1.0", NULL, edits_v110, true },
+	{ "1.0.0", NULL, NULL, false },
+	{ "0.8.0", NULL, NULL, false },
+	{ "0.7.0", NULL, edits_v070, true },
+	{ "0.6.0", requires_v060, NULL, false },
+	{ "0.5.0", requires_v050, NULL, false },
+	{ "0.4.0", NULL, edits_v040, false },
+	{ "0.3.0", NULL, NULL, false },
+	{ "0.2.0", NULL, NULL, false },
+	{ "0.1.0", NULL, NULL, false },
 	/* clang-format on */
 };
 
+static bool version_required(size_t i, const json_t *spec, struct why *why)
+{
+	if (versions[i].required)
+		return versions[i].required(spec, why);
+	if (!versions[i].edits)
+		return false;
+	return versions[i].spec_first ? spec_then_devices(spec, why, versions[i].edits)
+				      : any_edits(spec, why, versions[i].edits);
+}
+
 const char *cdi_required_version(const json_t *spec, char *why, size_t why_size)
 {
-	struct why w = {why, why_size};
+	struct why w = { why, why_size };
 
 	if (why && why_size)
 		why[0] = '\0';
 	for (size_t i = 0; i < ELEMENTSOF(versions); i++)
-		if (versions[i].required && versions[i].required(spec, &w))
+		if (version_required(i, spec, &w))
 			return versions[i].version;
 	return CDI_VERSION_EARLIEST;
 }

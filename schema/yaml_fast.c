@@ -25,8 +25,11 @@
 
 #include <cdi/spec.h>
 
+#include "array.h"
+#include "hash.h"
 #include "macro.h"
 #include "marks.h"
+#include "utf8.h"
 #include "yaml_fast.h"
 #include "yaml_scalar.h"
 
@@ -104,7 +107,9 @@ static bool text_ok(const unsigned char *s, size_t len, bool *ret_ascii)
 	bool ascii = true;
 
 	for (size_t i = 0; i < len;) {
-		unsigned c, n, cp;
+		unsigned c;
+		uint32_t cp;
+		size_t n;
 		uint64_t w;
 
 		/* Most words are printable ASCII: 8 bytes at a time, the rest byte by byte. */
@@ -123,26 +128,11 @@ static bool text_ok(const unsigned char *s, size_t len, bool *ret_ascii)
 			continue;
 		}
 		ascii = false;
-		if (c >= 0xc2 && c <= 0xdf)
-			n = 1, cp = c & 0x1f;
-		else if (c >= 0xe0 && c <= 0xef)
-			n = 2, cp = c & 0x0f;
-		else if (c >= 0xf0 && c <= 0xf4)
-			n = 3, cp = c & 0x07;
-		else
+		n = utf8_decode(s + i, len - i, &cp);
+		if (n == 0 || cp < 0xa0 || cp == 0x2028 || cp == 0x2029 || cp == 0xfeff ||
+		    cp == 0xfffe || cp == 0xffff)
 			return false;
-		if (i + n >= len)
-			return false;
-		for (unsigned k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = cp << 6 | (s[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0xa0) || (n == 2 && cp < 0x800) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)) || (cp >= 0xd800 && cp <= 0xdfff) ||
-		    cp == 0x2028 || cp == 0x2029 || cp == 0xfeff || cp == 0xfffe || cp == 0xffff)
-			return false;
-		i += n + 1;
+		i += n;
 	}
 	*ret_ascii = ascii;
 	return true;
@@ -164,15 +154,8 @@ static int mark(struct fast *f, const json_t *node, const char *at)
 {
 	if (!f->want_marks || json_is_boolean(node) || json_is_null(node))
 		return 0;
-	if (f->n_marks == f->cap_marks) {
-		size_t cap = f->cap_marks ? f->cap_marks * 2 : 1024;
-		struct fast_mark *v = realloc(f->marks, cap * sizeof(*v));
-
-		if (!v)
-			return DECLINE;
-		f->marks = v;
-		f->cap_marks = cap;
-	}
+	if (ARRAY_RESERVE(f->marks, f->cap_marks, f->n_marks + 1) < 0)
+		return DECLINE;
 	f->marks[f->n_marks++] = (struct fast_mark){node, f->line, column_of(f, at)};
 	return 0;
 }
@@ -236,16 +219,7 @@ static int end_of_line(struct fast *f, const char *p)
 
 static char *scratch(struct fast *f, size_t size)
 {
-	if (size > f->scratch_size) {
-		size_t n = size < 256 ? 256 : size * 2;
-		char *s = realloc(f->scratch, n);
-
-		if (!s)
-			return NULL;
-		f->scratch = s;
-		f->scratch_size = n;
-	}
-	return f->scratch;
+	return array_reserve(&f->scratch, &f->scratch_size, size, 1) < 0 ? NULL : f->scratch;
 }
 
 struct scalar {
@@ -261,30 +235,6 @@ static int hex_value(char c)
 		return c - '0';
 	c = (char)(c | 0x20);
 	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-static size_t put_utf8(char *o, uint32_t cp)
-{
-	if (cp < 0x80) {
-		o[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		o[0] = (char)(0xc0 | cp >> 6);
-		o[1] = (char)(0x80 | (cp & 0x3f));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		o[0] = (char)(0xe0 | cp >> 12);
-		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
-		o[2] = (char)(0x80 | (cp & 0x3f));
-		return 3;
-	}
-	o[0] = (char)(0xf0 | cp >> 18);
-	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
-	o[3] = (char)(0x80 | (cp & 0x3f));
-	return 4;
 }
 
 /*
@@ -327,7 +277,7 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 			return DECLINE;
 		q += 2;
 		if (*k != 'x' && *k != 'u' && *k != 'U') {
-			n += put_utf8(o + n, points[k - names]);
+			n += utf8_put(o + n, points[k - names]);
 			continue;
 		}
 		digits = points[k - names];
@@ -342,7 +292,7 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 		}
 		if (cp == 0 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
 			return DECLINE;
-		n += put_utf8(o + n, cp);
+		n += utf8_put(o + n, cp);
 		q += digits;
 	}
 	if (q >= f->eol)
@@ -480,16 +430,11 @@ static int scan_scalar(struct fast *f, const char *p, struct scalar *sc, bool *r
 	return 0;
 }
 
-/* A value node from a scalar: resolved as the libyaml path resolves it. */
 /* A string node for s, shared with an earlier equal one when the slot holds it. */
 static json_t *intern_string(struct fast *f, const char *s, size_t len)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
-	json_t **slot, *node;
+	json_t **slot = &f->interned[hash_fnv1a32(s, len) % INTERN_SLOTS], *node;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	slot = &f->interned[h % INTERN_SLOTS];
 	if (*slot && json_string_length(*slot) == len && memcmp(json_string_value(*slot), s, len) == 0)
 		return json_incref(*slot);
 	node = json_stringn_nocheck(s, len);
@@ -500,6 +445,7 @@ static json_t *intern_string(struct fast *f, const char *s, size_t len)
 	return node;
 }
 
+/* A value node from a scalar: resolved as the libyaml path resolves it. */
 static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, json_t **ret)
 {
 	struct cdi_scalar v;
@@ -519,7 +465,8 @@ static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, 
 	} else {
 		cdi_scalar_resolve(sc->s, sc->len, &v);
 	}
-	if (count_node(f) < 0)
+	/* An integer beyond int64 is a string node the libyaml path notes as such. */
+	if (count_node(f) < 0 || v.kind == CDI_SCALAR_UINT)
 		return DECLINE;
 	if (v.kind == CDI_SCALAR_STRING && !f->want_marks && v.len <= INTERN_MAX_LEN) {
 		*ret = intern_string(f, v.s, v.len);
@@ -601,15 +548,27 @@ static int parse_value(struct fast *f, unsigned column, bool in_mapping, unsigne
 }
 
 /* A block mapping at column; f->p is at its first key. */
-static int parse_mapping(struct fast *f, unsigned column, unsigned depth, json_t **ret)
+/* A new mapping or sequence starting at f->p, within the bounds; NULL to decline. */
+static json_t *open_container(struct fast *f, unsigned depth, bool mapping)
 {
-	_cleanup_json_ json_t *obj = NULL;
-	int r;
+	json_t *node;
 
 	if (depth >= CDI_SPEC_MAX_DEPTH)
-		return DECLINE;
-	obj = json_object();
-	if (!obj || count_node(f) < 0 || mark(f, obj, f->p) < 0)
+		return NULL;
+	node = mapping ? json_object() : json_array();
+	if (node && (count_node(f) < 0 || mark(f, node, f->p) < 0)) {
+		json_decref(node);
+		return NULL;
+	}
+	return node;
+}
+
+static int parse_mapping(struct fast *f, unsigned column, unsigned depth, json_t **ret)
+{
+	_cleanup_json_ json_t *obj = open_container(f, depth, true);
+	int r;
+
+	if (!obj)
 		return DECLINE;
 	for (;;) {
 		const char *key_at = f->p;
@@ -671,17 +630,14 @@ static int parse_mapping(struct fast *f, unsigned column, unsigned depth, json_t
 /* A block sequence at column; f->p is at its first '-'. */
 static int parse_sequence(struct fast *f, unsigned column, unsigned depth, json_t **ret)
 {
-	_cleanup_json_ json_t *arr = NULL;
+	_cleanup_json_ json_t *arr = open_container(f, depth, false);
+	json_t *item;
 	int r;
 
-	if (depth >= CDI_SPEC_MAX_DEPTH)
-		return DECLINE;
-	arr = json_array();
-	if (!arr || count_node(f) < 0 || mark(f, arr, f->p) < 0)
+	if (!arr)
 		return DECLINE;
 	for (;;) {
-		json_t *item = NULL;
-
+		item = NULL;
 		f->p++; /* the '-' */
 		r = parse_value(f, column, false, depth + 1, &item);
 		if (r < 0)
@@ -719,7 +675,7 @@ int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cd
 	struct fast f = {
 	    .start = buf,
 	    .end = buf + len,
-	    .want_marks = marks != NULL,
+	    .want_marks = cdi_marks_positions(marks),
 	};
 	json_t *root = NULL;
 	int r;

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two YAML loaders behind cdi_yaml_load(), exposed for differential tests (internal). */
+/* The fast YAML path behind cdi_yaml_load(), exposed for differential tests (internal). */
 #ifndef CDIKIT_YAML_FAST_H
 #define CDIKIT_YAML_FAST_H
 
 #include <stddef.h>
 #include <jansson.h>
 
-#include <cdi/error.h>
-
 #include "marks.h"
-#include "yaml_scalar.h"
 
 /*
  * The fast path: plain block-style YAML as CDI generators write it. Returns 0 with the same tree
@@ -18,12 +15,5 @@
  * the caller runs the libyaml path.
  */
 int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cdi_marks *marks);
-
-/* The libyaml event path alone: every YAML feature, every error message. */
-int cdi_yaml_load_events(const char *name, const char *buf, size_t len, json_t **ret_root,
-			 struct cdi_marks *marks, struct cdi_error *err);
-
-/* A resolved scalar as a JSON node (both loaders build scalars with this). NULL: out of memory. */
-json_t *cdi_scalar_to_json(const struct cdi_scalar *sc);
 
 #endif

@@ -3,9 +3,9 @@
 #ifndef CDIKIT_YAML_SCALAR_H
 #define CDIKIT_YAML_SCALAR_H
 
-#include <locale.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <jansson.h>
 
 enum cdi_scalar_kind {
 	CDI_SCALAR_STRING,
@@ -30,10 +30,11 @@ struct cdi_scalar {
 /* Resolve an untagged plain scalar (text is NUL-terminated at len). */
 void cdi_scalar_resolve(const char *text, size_t len, struct cdi_scalar *ret);
 
-/* Go's strconv.FormatFloat(d, 'g', -1, 32), with +Inf/-Inf/NaN as .inf/-.inf/.nan. */
-void cdi_format_float32(double d, char *buf, size_t size);
+/* A resolved scalar as a JSON node (both loaders build scalars with this). NULL: out of memory. */
+json_t *cdi_scalar_to_json(const struct cdi_scalar *sc);
 
-/* A "C" locale for number conversions whatever the process locale is. NULL if none. */
-locale_t cdi_c_locale(void);
+/* A float mapping key as the reference's YAML-to-JSON step writes it: Go's FormatFloat(32),
+ * with .inf, -.inf and .nan for the special values. */
+void cdi_scalar_key_float(char *buf, size_t size, double d);
 
 #endif

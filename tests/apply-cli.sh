@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The cdi-apply command-line contract (issue 3): exit codes, --list, --output -, in-place
-# atomic write, stdin config, one "cdi-apply: " line per problem, --validate, --from-*.
+# The cdi-apply command-line contract: exit codes, --list, --output -, in-place atomic write,
+# stdin config, one "cdi-apply: " line per problem, --validate, --from-*; the shared habits
+# (-q, -v, stdout checked at exit), the hints where users stumble, numbers kept as written,
+# and specs that others could write.
 set -u
 : "${B:=build}"
 APPLY=$(realpath "$B/cdi-apply")
 [ -x "$APPLY" ] || { echo "no $B/cdi-apply"; exit 1; }
 command -v jq >/dev/null || { echo "jq not installed"; exit 77; }
+version=$(sed -nE 's/^VERSION := (.*)/\1/p' "$(dirname "$0")/../Makefile")
 
 work=$(mktemp -d /tmp/cdikit-apply-cli.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -186,22 +189,24 @@ rm -f "$work/run/gone.yaml"
 
 printf '{"process": {"env": [1,}\n' >"$work/broken.json"
 run "$APPLY" "${D[@]}" -c "$work/broken.json" nvidia.com/gpu=0
-check "bad config JSON: exit 1 with file:line:col" [ "$rc" -eq 1 ] && grep -q "^cdi-apply: $work/broken.json:1:[0-9]*: " "$work/err"
+check "bad config JSON: exit 1 with file:line:col" [ "$rc" -eq 1 ]
+check "bad config JSON: exit 1 with file:line:col" grep -q "^cdi-apply: $work/broken.json:1:[0-9]*: " "$work/err"
 check "bad config JSON: left alone" [ "$(cat "$work/broken.json")" = '{"process": {"env": [1,}' ]
 printf '{"process": {"env": "PATH=/bin"}}' >"$work/wrongtype.json"
 run "$APPLY" "${D[@]}" -c "$work/wrongtype.json" nvidia.com/gpu=0
 check "wrong OCI field type names the config and field" \
 	[ "$rc" -eq 1 -a "$err" = "cdi-apply: $work/wrongtype.json: process.env: OCI spec field is not an array" ]
 run "$APPLY" "${D[@]}" -c "$work/missing.json" nvidia.com/gpu=0
-check "missing config: exit 1" [ "$rc" -eq 1 ] && grep -q "missing.json: No such file or directory" "$work/err"
+check "missing config: exit 1" [ "$rc" -eq 1 ]
+check "missing config: exit 1" grep -q "missing.json: No such file or directory" "$work/err"
 
 # ---- --validate ----
 run "$APPLY" --validate "$work/etc/vendor.yaml" "$work/run/nvidia.json"
 check "--validate valid files: exit 0, silent" [ "$rc" -eq 0 -a -z "$out$err" ]
 run "$APPLY" --validate "$work/etc/vendor.yaml" "$work/bad/broken.yaml"
 check "--validate with a bad file: exit 1" [ "$rc" -eq 1 ]
-check "--validate: one line naming file:line:col" \
-	[ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "^cdi-apply: $work/bad/broken.yaml:6:" "$work/err"
+check "--validate: one line" [ "$(wc -l <"$work/err")" -eq 1 ]
+check "--validate: naming file:line:col" grep -q "^cdi-apply: $work/bad/broken.yaml:6:" "$work/err"
 run bash -c "\"$APPLY\" --validate - <\"$work/etc/vendor.yaml\""
 check "--validate - reads stdin" [ "$rc" -eq 0 ]
 run "$APPLY" --validate "$work/nonexistent.yaml"
@@ -237,10 +242,101 @@ check "explicit devices first, env devices not repeated" \
 printf '{"process":{"env":["NVIDIA_VISIBLE_DEVICES=void"]}}' >"$work/void.json"
 cp "$work/void.json" "$work/void.orig"
 run "$APPLY" "${D[@]}" -c "$work/void.json" --from-env
-check "nothing requested: exit 0, config not rewritten" [ "$rc" -eq 0 ] && cmp -s "$work/void.json" "$work/void.orig"
+check "nothing requested: exit 0, config not rewritten" [ "$rc" -eq 0 ]
+check "nothing requested: exit 0, config not rewritten" cmp -s "$work/void.json" "$work/void.orig"
 printf '{"annotations":{"cdi.k8s.io/x":"not-qualified"}}' >"$work/badann.json"
 run "$APPLY" "${D[@]}" -c "$work/badann.json" -o - --from-annotations
-check "bad annotation: exit 1, named" [ "$rc" -eq 1 ] && grep -q 'invalid CDI device name "not-qualified"' "$work/err"
+check "bad annotation: exit 1, named" [ "$rc" -eq 1 ]
+check "bad annotation: exit 1, named" grep -q 'invalid CDI device name "not-qualified"' "$work/err"
+
+# ---- shared habits: stdout checked at exit, -q, -v ----
+run bash -c "\"$APPLY\" ${D[*]} --list >/dev/full"
+check "--list >/dev/full: exit 1 with a message" [ "$rc" -eq 1 ]
+check "--list >/dev/full: exit 1 with a message" grep -q 'write error' "$work/err"
+run bash -c "\"$APPLY\" --help >/dev/full"
+check "--help >/dev/full: exit 1" [ "$rc" -eq 1 ]
+run bash -c "\"$APPLY\" --version >/dev/full"
+check "--version >/dev/full: exit 1" [ "$rc" -eq 1 ]
+run bash -c "\"$APPLY\" ${D[*]} -c \"$work/config.orig\" -o - nvidia.com/gpu=0 >/dev/full"
+check "-o - >/dev/full: exit 1" [ "$rc" -eq 1 ]
+run "$APPLY" --version
+check "--version as NAME (cdikit) X.Y.Z" [ "$out" = "cdi-apply (cdikit) $version" ]
+run "$APPLY" -o "" nvidia.com/gpu=0
+check "-o '' is a usage error" [ "$rc" -eq 2 ]
+check "-o '' is a usage error" grep -q "Try 'cdi-apply --help'" "$work/err"
+run "$APPLY" -q --spec-dir "$work/bad" --spec-dir "$work/etc" --list
+check "-q: the list, no warnings" [ "$rc" -eq 0 -a -z "$err" -a -n "$out" ]
+run "$APPLY" -v "${D[@]}" --list
+check "--list -v: each device with its file" \
+	grep -qx "$(printf 'vendor.com/device=b\t%s' "$work/etc/vendor.yaml")" "$work/out"
+run "$APPLY" "${D[@]}" --list
+check "--list: one line per file on stderr" grep -qx "cdi-apply: $work/run/nvidia.json: 3 devices" "$work/err"
+
+# ---- hints where users stumble ----
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - gpu=0
+check "an unqualified class=name: did you mean" grep -qx 'cdi-apply: gpu=0 is not a qualified name: did you mean nvidia.com/gpu=0?' "$work/err"
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - b
+check "an unqualified name: did you mean" grep -qx 'cdi-apply: b is not a qualified name: did you mean vendor.com/device=b?' "$work/err"
+run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - 0
+check "an ambiguous name: the candidates" grep -qx 'cdi-apply: 0 is not a qualified name: did you mean one of nvidia.com/gpu=0, vendor.com/device=0?' "$work/err"
+mkdir -p "$work/mig"
+cat >"$work/mig/nvidia.yaml" <<'SPEC'
+cdiVersion: "0.5.0"
+kind: nvidia.com/gpu
+devices:
+  - {name: "0", containerEdits: {env: [G0=1]}}
+  - {name: "1:0", containerEdits: {env: [G10=1]}}
+  - {name: "1:1", containerEdits: {env: [G11=1]}}
+SPEC
+run "$APPLY" --spec-dir "$work/mig" -c "$work/config.orig" -o - nvidia.com/gpu=1
+check "a GPU in MIG mode: says so and names its MIG devices" \
+	grep -qx 'cdi-apply: nvidia.com/gpu=1: GPU 1 is in MIG mode, and the spec has only its MIG devices: nvidia.com/gpu=1:0, nvidia.com/gpu=1:1 (ask for one of those)' "$work/err"
+run "$APPLY" --spec-dir "$work/nothing" --spec-dir "$work/etc/vendor.yaml" --list
+check "an empty --list says where it looked" [ "$rc" -eq 0 -a -z "$out" ]
+check "an empty --list says where it looked" grep -qx "cdi-apply: no CDI devices found in $work/nothing (missing), $work/etc/vendor.yaml (not a directory)" "$work/err"
+mkdir -p "$work/over-etc" "$work/over-run"
+cp "$work/etc/vendor.yaml" "$work/over-etc/vendor.yaml"
+cp "$work/etc/vendor.yaml" "$work/over-run/vendor.yaml"
+run "$APPLY" --spec-dir "$work/over-etc" --spec-dir "$work/over-run" --list
+check "--list says when a later directory overrides an earlier one" \
+	grep -qx "cdi-apply: warning: vendor.com/device=0: $work/over-run/vendor.yaml overrides $work/over-etc/vendor.yaml" "$work/err"
+mkdir -p "$work/dup"
+cp "$work/run/nvidia.json" "$work/dup/a.json"
+cp "$work/run/nvidia.json" "$work/dup/b.json"
+run "$APPLY" --spec-dir "$work/dup" -c "$work/config.orig" -o - nvidia.com/gpu=0
+check "two files of one kind: one line for the pair, not one per device" \
+	[ "$rc" -eq 1 -a "$(grep -c conflicting "$work/err")" -eq 1 ]
+
+# ---- numbers in fields cdikit does not know keep their text ----
+printf '{"process":{"env":[],"rlimits":[{"type":"RLIMIT_NOFILE","hard":18446744073709551615,"soft":18446744073709551615}]},"x":{"a":0.1,"b":1e2,"c":2.5E-3}}\n' >"$work/numbers.json"
+run "$APPLY" "${D[@]}" -c "$work/numbers.json" -o - nvidia.com/gpu=0
+check "RLIM_INFINITY accepted" [ "$rc" -eq 0 ]
+check "RLIM_INFINITY accepted and written back unchanged" grep -q '"hard":18446744073709551615,"soft":18446744073709551615' "$work/out"
+check "0.1, 1e2 and 2.5E-3 written back as written" grep -q '"x":{"a":0.1,"b":1e2,"c":2.5E-3}' "$work/out"
+check "and the edit made" grep -q '"env":\["GPU0=1"\]' "$work/out"
+
+# ---- a FIFO where a spec should be ----
+mkfifo "$work/fifo.yaml"
+sleep 30 <>"$work/fifo.yaml" &
+writer=$!
+run timeout 10 "$APPLY" --validate "$work/fifo.yaml"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+check "--validate on a FIFO with a silent writer: exit 1 at once, file named" \
+	[ "$rc" -eq 1 -a "$err" = "cdi-apply: $work/fifo.yaml: not a regular file (a spec must be one)" ]
+
+# ---- specs others could write ----
+mkdir -p "$work/loose"
+cp "$work/etc/vendor.yaml" "$work/loose/vendor.yaml"
+chmod 0666 "$work/loose/vendor.yaml"
+run "$APPLY" --spec-dir "$work/loose" -c "$work/config.orig" -o - vendor.com/device=0
+check "a world-writable spec: used, with a warning" [ "$rc" -eq 0 ]
+check "a world-writable spec: used, with a warning" grep -qx "cdi-apply: warning: $work/loose/vendor.yaml: spec is writable by everyone (mode 0666): others could change the devices it defines" "$work/err"
+run "$APPLY" --secure-specs --spec-dir "$work/loose" -c "$work/config.orig" -o - vendor.com/device=0
+check "--secure-specs: refused, named" [ "$rc" -eq 1 ]
+check "--secure-specs: refused, named" grep -q "^cdi-apply: $work/loose/vendor.yaml: spec is writable by everyone (mode 0666): not used" "$work/err"
+run "$APPLY" -q --spec-dir "$work/loose" -c "$work/config.orig" -o - vendor.com/device=0
+check "-q: no warning" [ "$rc" -eq 0 -a -z "$err" ]
 
 echo "1..$n"
 [ "$fails" -eq 0 ]

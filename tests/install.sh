@@ -23,6 +23,17 @@ objdump -p "$dest$libdir/libcdi.so.0.1.0" | grep -q 'SONAME *libcdi.so.0$' || di
 ! grep -rq "$dest" "$dest$libdir/pkgconfig/libcdi.pc" || die "DESTDIR baked into libcdi.pc"
 ok "installed under DESTDIR with PREFIX=/usr LIBDIR=$libdir, soname libcdi.so.0"
 
+# Another PREFIX, same build tree: the .pc file follows it (and back again).
+mk install DESTDIR="$tmp/opt" PREFIX=/opt/cdikit >"$tmp/install2.log" 2>&1 ||
+	die "make install PREFIX=/opt/cdikit: $(tail -n 5 "$tmp/install2.log")"
+grep -qx 'prefix=/opt/cdikit' "$tmp/opt/opt/cdikit/lib/pkgconfig/libcdi.pc" ||
+	die "libcdi.pc not rebuilt for PREFIX=/opt/cdikit: $(head -1 "$tmp/opt/opt/cdikit/lib/pkgconfig/libcdi.pc")"
+mk install DESTDIR="$tmp/usr-again" PREFIX=/usr LIBDIR="$libdir" >/dev/null 2>&1 ||
+	die "make install PREFIX=/usr again"
+grep -qx 'prefix=/usr' "$tmp/usr-again$libdir/pkgconfig/libcdi.pc" || die "libcdi.pc kept /opt/cdikit"
+rm -rf "$tmp/opt" "$tmp/usr-again"
+ok "libcdi.pc is rebuilt when PREFIX changes"
+
 # Only cdi_ symbols leave the shared library.
 nm -D --defined-only "$dest$libdir/libcdi.so.0.1.0" | awk '$2 ~ /^[TDB]$/ { print $3 }' >"$tmp/syms"
 [ -s "$tmp/syms" ] || die "no exported symbols"
@@ -66,7 +77,7 @@ int main(void)
 		return 3;
 	printf("%s\n", cdi_error_message(&err));
 	cdi_error_reset(&err);
-	free(v), free(c), free(n);
+	cdi_free(v), cdi_free(c), cdi_free(n);
 	return 0;
 }
 EOF

@@ -5,7 +5,7 @@
 # Every file under tests/corpus/specs/{valid,invalid}/ is loaded by both:
 #   - the Go oracle tests/reference/validate.go (cdi.ReadSpec, as the reference cache does),
 #   - $B/cdi-apply --validate FILE, one file per call (exit 0 valid, 1 invalid).
-# The directory is the verdict under the current rules (cdi-semantics.md, issue 2). A file must
+# The directory is the verdict under the current rules (cdi-semantics.md). A file must
 # get that verdict from cdikit, and the same verdict from the reference unless it is listed in
 # tests/corpus/specs/KNOWN-DIFFERENCES, where the reference must still disagree (a stale entry
 # fails too). Every rejected file must get at least one message and every message line must

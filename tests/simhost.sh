@@ -763,8 +763,15 @@ fi
 if [ $root = 1 ] && command -v setpriv >/dev/null; then
 	mkdir -p "$work/user" && chown 65534:65534 "$work/user"
 	chmod 755 "$work"
-	if setpriv --reuid=65534 --regid=65534 --clear-groups tests/simhost/make-host --topology single \
-		--mock-dir "$mock_dir" --out "$work/user/h" >/dev/null 2>"$work/err"; then
+	# The checkout may be private (mode 0700, as under /root): the user gets its own copy of
+	# make-host and the mock, and a working directory, where it can reach them.
+	mkdir -p "$work/tools"
+	cp tests/simhost/make-host "$work/tools/"
+	cp -r "$mock_dir" "$work/tools/mock-nvml"
+	chown -R 65534:65534 "$work/tools"
+	if (cd "$work/user" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$work/tools/make-host" --topology single --mock-dir "$work/tools/mock-nvml" \
+		--out "$work/user/h") >/dev/null 2>"$work/err"; then
 		check "not root: marker" [ -e "$work/user/h/.simhost-no-devnodes" ]
 		check "not root: nodes are files" [ -f "$work/user/h/dev/nvidiactl" ]
 		check "not root: cache or marker" [ -f "$work/user/h/etc/ld.so.cache" -o -e "$work/user/h/.simhost-no-ldcache" ]

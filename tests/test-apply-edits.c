@@ -83,7 +83,7 @@ static void check_apply(const char *oci, const char *edits, const char *want)
 
 	r = cdi_apply_edits(o, e, &fake, &err);
 	cr_assert_eq(r, 0, "apply failed (%d): %s", r, cdi_error_message(&err));
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 	assert_json_eq(o, w);
 	/* The result may share values with the edits, but never changes them (ID-map options). */
 	if (e)
@@ -104,7 +104,7 @@ static void check_fail(const char *oci, const char *edits, const char *want_msg)
 
 	r = cdi_apply_edits(o, e, &fake, &err);
 	cr_assert_lt(r, 0, "apply should fail for %s", edits);
-	cr_assert_geq(err.n_problems, 1);
+	cr_assert_geq(cdi_error_count(&err), 1);
 	cr_assert_not_null(strstr(cdi_error_message(&err), want_msg), "message \"%s\" lacks \"%s\"",
 			   cdi_error_message(&err), want_msg);
 	after = json_dumps(o, JSON_COMPACT);
@@ -323,9 +323,9 @@ Test(edits_nodes, every_bad_node_reported)
 	struct cdi_error err = { 0 };
 
 	cr_assert_lt(cdi_apply_edits(o, e, &fake, &err), 0);
-	cr_assert_eq(err.n_problems, 2);
-	cr_assert_str_eq(err.problems[0].field, "containerEdits.deviceNodes[0]");
-	cr_assert_str_eq(err.problems[1].field, "containerEdits.deviceNodes[2]");
+	cr_assert_eq(cdi_error_count(&err), 2);
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "containerEdits.deviceNodes[0]");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 1)), "containerEdits.deviceNodes[2]");
 	cr_assert_eq(json_object_size(o), 0);
 	cdi_error_reset(&err);
 	json_decref(o);
@@ -675,10 +675,10 @@ Test(edits_append, problem_names_source_file_and_field)
 	struct cdi_error err = { 0 };
 
 	cr_assert_lt(cdi_apply_edit_sources(o, src, 2, &fake, &err), 0);
-	cr_assert_eq(err.n_problems, 1);
-	cr_assert_str_eq(err.problems[0].file, "/etc/cdi/a.yaml");
-	cr_assert_str_eq(err.problems[0].field, "devices[3].containerEdits.deviceNodes[1]");
-	cr_assert_str_eq(err.problems[0].text,
+	cr_assert_eq(cdi_error_count(&err), 1);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "/etc/cdi/a.yaml");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "devices[3].containerEdits.deviceNodes[1]");
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)),
 			 "/etc/cdi/a.yaml: devices[3].containerEdits.deviceNodes[1]: failed to stat CDI "
 			 "host device \"/dev/gone\": No such file or directory");
 	cr_assert_eq(json_object_size(o), 0);

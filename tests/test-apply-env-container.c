@@ -177,7 +177,7 @@ Test(env, legacy_driver_capabilities)
 		cr_assert_eq(container_env_driver_caps(&env, &caps, &err), rows[i].ret, "row %zu",
 			     i);
 		cr_assert_eq(caps, rows[i].caps, "row %zu: %#x", i, caps);
-		cr_assert_eq(err.n_problems, rows[i].ret ? 1 : 0);
+		cr_assert_eq(cdi_error_count(&err), rows[i].ret ? 1 : 0);
 		cdi_error_reset(&err);
 		container_env_done(&env);
 	}

@@ -27,8 +27,8 @@ static int eval_on(const char *expr, const struct require_driver *drv,
 	struct requirement req = { "NVIDIA_REQUIRE_TEST", expr };
 	int r = require_evaluate(&req, drv, dev, &err);
 
-	cr_assert_eq(r != 0, err.n_problems == 1, "\"%s\": %d with %zu problems", expr, r,
-		     err.n_problems);
+	cr_assert_eq(r != 0, cdi_error_count(&err) == 1, "\"%s\": %d with %zu problems", expr, r,
+		     cdi_error_count(&err));
 	snprintf(last_message, sizeof(last_message), "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 	return r;
@@ -278,7 +278,7 @@ Test(require, check_every_device)
 
 	cr_assert_eq(require_check(reqs, 2, &r550, devs, 1, &err), 0);
 	cr_assert_eq(require_check(reqs, 2, &r550, devs, 2, &err), REQUIRE_UNMET);
-	cr_assert_eq(err.n_problems, 1);
+	cr_assert_eq(cdi_error_count(&err), 1);
 	cr_assert_str_eq(
 		cdi_error_message(&err),
 		"NVIDIA_REQUIRE_ARCH: unsatisfied condition: arch>=9.0 (MIG device 2:0 has compute capability 8.0)");

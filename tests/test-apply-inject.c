@@ -82,7 +82,7 @@ static cdi_registry *open_registry(void)
 	cdi_registry *reg = NULL;
 
 	cr_assert_eq(cdi_registry_new(dirs, 2, 0, &reg, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0, "spec problem: %s",
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0, "spec problem: %s",
 		     cdi_error_message(cdi_registry_errors(reg)));
 	free((char *)dirs[0]);
 	free((char *)dirs[1]);
@@ -95,7 +95,7 @@ static void inject_ok(cdi_registry *reg, json_t *oci, const char *const *devs, s
 
 	cr_assert_eq(cdi_registry_inject(reg, oci, devs, n, &fake, &err), 0, "%s",
 		     cdi_error_message(&err));
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 }
 
 /* cache_test.go TestInjectDevice */
@@ -233,12 +233,15 @@ Test(inject, unresolvable_leaves_spec_untouched)
 							   "vendor1.com/device=dev2", "not-a-name" },
 					 3, &fake, &err),
 		     -ENOENT);
-	cr_assert_eq(err.n_problems, 1);
-	/* Only the names that failed, and where we looked. */
+	cr_assert_eq(cdi_error_count(&err), 2);
+	/* Only the names that failed, and where we looked; then a hint for the name that is no
+	 * qualified name. */
 	snprintf(want, sizeof(want),
 		 "unresolvable CDI devices vendor1.com/device=dev2, not-a-name (searched %s/etc, %s/run)",
 		 root, root);
-	cr_assert_str_eq(err.problems[0].text, want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&err, 1)),
+			 "not-a-name is not a qualified name (vendor/class=name, such as nvidia.com/gpu=0)");
 	after = json_dumps(oci, JSON_COMPACT);
 	cr_assert_str_eq(after, before);
 	free(before);
@@ -308,10 +311,10 @@ Test(inject, failure_is_all_or_nothing_and_named)
 	cr_assert_eq(cdi_registry_inject(reg, oci, (const char *[]){ "a.com/x=ok", "a.com/x=bad" }, 2,
 					 &fake, &err),
 		     -ENOENT);
-	cr_assert_eq(err.n_problems, 1);
-	cr_assert_str_eq(err.problems[0].file, at("etc/a.yaml"));
-	cr_assert_str_eq(err.problems[0].field, "devices[1].containerEdits.deviceNodes[1]");
-	cr_assert_not_null(strstr(err.problems[0].message, "failed to stat CDI host device \"/dev/gone\""));
+	cr_assert_eq(cdi_error_count(&err), 1);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), at("etc/a.yaml"));
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "devices[1].containerEdits.deviceNodes[1]");
+	cr_assert_not_null(strstr(cdi_problem_message(cdi_error_problem(&err, 0)), "failed to stat CDI host device \"/dev/gone\""));
 	after = json_dumps(oci, JSON_COMPACT);
 	cr_assert_str_eq(after, before, "config changed by a failed injection");
 	free(before);
@@ -438,6 +441,37 @@ Test(inject, real_lstat_by_default)
 	cr_assert_str_eq(json_string_value(json_object_get(dev, "type")), "c");
 	cr_assert_eq(json_integer_value(json_object_get(dev, "major")), major(st.st_rdev));
 	cr_assert_eq(json_integer_value(json_object_get(dev, "fileMode")), st.st_mode & 07777);
+	json_decref(oci);
+	cdi_registry_free(reg);
+}
+
+/* The hints where users stumble: a name without vendor and class, and a GPU in MIG mode
+ * asked for as a whole. */
+Test(inject, hints_for_names_that_do_not_resolve)
+{
+	cdi_registry *reg;
+	json_t *oci = load("{'process':{'env':[]}}");
+	struct cdi_error err = CDI_ERROR_INIT;
+
+	write_at("etc/nvidia.yaml",
+		 "cdiVersion: \"0.5.0\"\nkind: \"nvidia.com/gpu\"\ndevices:\n"
+		 "  - {name: \"0\", containerEdits: {env: [\"G=0\"]}}\n"
+		 "  - {name: \"1:0\", containerEdits: {env: [\"G=1:0\"]}}\n"
+		 "  - {name: \"1:1\", containerEdits: {env: [\"G=1:1\"]}}\n");
+	reg = open_registry();
+	cr_assert_eq(cdi_registry_inject(reg, oci,
+					 (const char *[]){ "gpu=0", "1:1", "nvidia.com/gpu=1" }, 3,
+					 &fake, &err),
+		     -ENOENT);
+	cr_assert_eq(cdi_error_count(&err), 4, "%s", cdi_error_message(&err));
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 1)),
+			 "gpu=0 is not a qualified name: did you mean nvidia.com/gpu=0?");
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 2)),
+			 "1:1 is not a qualified name: did you mean nvidia.com/gpu=1:1?");
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 3)),
+			 "nvidia.com/gpu=1: GPU 1 is in MIG mode, and the spec has only its MIG devices: "
+			 "nvidia.com/gpu=1:0, nvidia.com/gpu=1:1 (ask for one of those)");
+	cdi_error_reset(&err);
 	json_decref(oci);
 	cdi_registry_free(reg);
 }

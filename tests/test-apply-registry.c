@@ -122,8 +122,8 @@ static const char *origin(const cdi_registry *reg, const char *name)
 
 static bool errors_mention(const struct cdi_error *err, const char *needle)
 {
-	for (size_t i = 0; err && i < err->n_problems; i++)
-		if (strstr(err->problems[i].text, needle))
+	for (size_t i = 0; err && i < cdi_error_count(err); i++)
+		if (strstr(cdi_problem_text(cdi_error_problem(err, i)), needle))
 			return true;
 	return false;
 }
@@ -136,7 +136,7 @@ Test(registry, missing_dirs_are_skipped)
 
 	assert_list(cdi_registry_devices(reg), (const char *[]){ NULL });
 	assert_list(cdi_registry_vendors(reg), (const char *[]){ NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cr_assert_eq(cdi_registry_dir_count(reg), 2);
 	cr_assert_str_eq(cdi_registry_dir(reg, 1), at("run"));
 	cr_assert_null(cdi_registry_dir(reg, 2));
@@ -175,7 +175,7 @@ Test(registry, higher_priority_overrides)
 		    (const char *[]){ "vendor1.com/device=dev1", "vendor1.com/device=dev2", NULL });
 	cr_assert_str_eq(origin(reg, "vendor1.com/device=dev1"), "run");
 	cr_assert_str_eq(origin(reg, "vendor1.com/device=dev2"), "etc");
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);
 }
 
@@ -201,7 +201,7 @@ Test(registry, same_priority_conflict_on_both_files)
 	cr_assert(errors_mention(e1, "conflicting device \"vendor1.com/device=dev1\""));
 	cr_assert(errors_mention(e2, "conflicting device \"vendor1.com/device=dev1\""));
 	/* One conflict, one entry in the scan's list; both specs stay loaded. */
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 1);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
 	assert_list(cdi_registry_vendors(reg), (const char *[]){ "vendor1.com", NULL });
 	cdi_registry_free(reg);
 }
@@ -233,7 +233,7 @@ Test(registry, refresh_picks_up_conflict)
 	cr_assert_eq(cdi_registry_refresh(reg, &err), 0);
 	assert_list(cdi_registry_devices(reg),
 		    (const char *[]){ "vendor1.com/device=dev1", "vendor1.com/device=dev2", NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cr_assert_null(cdi_registry_file_errors(reg, at("run/vendor1.yaml")));
 	cdi_registry_free(reg);
 }
@@ -306,7 +306,7 @@ Test(registry, invalid_spec_skipped_error_kept)
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "vendor.com/device=ok", NULL });
 	fe = cdi_registry_file_errors(reg, at("etc/bad.yaml"));
 	cr_assert_not_null(fe);
-	cr_assert_geq(fe->n_problems, 1);
+	cr_assert_geq(cdi_error_count(fe), 1);
 	cr_assert(errors_mention(fe, "bad.yaml"));
 	cr_assert_not_null(cdi_registry_file_errors(reg, at("etc/empty.json")));
 	cr_assert_null(cdi_registry_file_errors(reg, at("etc/good.yaml")));
@@ -330,7 +330,7 @@ Test(registry, only_json_and_yaml_no_recursion)
 	write_spec("etc/.hidden.yaml", "v.com/c", (const char *[]){ "hidden:1:1", NULL });
 	reg = open_dirs(dirs, 1);
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=hidden", "v.com/c=json", NULL });
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);
 }
 
@@ -346,8 +346,8 @@ Test(registry, scan_order_is_name_order)
 	write_spec("etc/b.yaml", "v.com/c", (const char *[]){ "x:1:1", NULL });
 	write_spec("etc/a.yaml", "v.com/c", (const char *[]){ "x:1:2", NULL });
 	reg = open_dirs(dirs, 1);
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 1);
-	cr_assert_str_eq(cdi_registry_errors(reg)->problems[0].file, at("etc/b.yaml"));
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(cdi_registry_errors(reg), 0)), at("etc/b.yaml"));
 	cr_assert(errors_mention(cdi_registry_errors(reg), "(specs \""));
 	cdi_registry_free(reg);
 }
@@ -372,7 +372,7 @@ Test(registry, symlinks)
 	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/dangling.json")),
 				 "No such file or directory"));
 	cr_assert_null(cdi_registry_file_errors(reg, at("etc/dirlink-noext")));
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 2);
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 2);
 	cdi_registry_free(reg);
 }
 
@@ -539,5 +539,143 @@ Test(registry, many_devices)
 			cr_assert_lt(strcmp(list[n - 1], list[n]), 0);
 	cr_assert_eq(n, 3000);
 	cr_assert_not_null(cdi_registry_lookup(reg, "v.com/c=2999", NULL));
+	cdi_registry_free(reg);
+}
+
+/* A spec with many problems costs one line: its first problem, with the field. */
+Test(registry, invalid_spec_keeps_one_line)
+{
+	const char *dirs[] = { "etc" };
+	const struct cdi_error *fe;
+	char *text = malloc(1 << 16);
+	size_t n;
+	cdi_registry *reg;
+
+	mkdir_at("etc");
+	n = snprintf(text, 1 << 16, "cdiVersion: \"0.3.0\"\nkind: \"v.com/c\"\ndevices:\n");
+	for (int i = 0; i < 200; i++)
+		n += snprintf(text + n, (1 << 16) - n,
+			      "  - name: \"d%d\"\n    containerEdits:\n      env: [\"=bad\"]\n", i);
+	write_at("etc/bad.yaml", text);
+	free(text);
+	write_spec("etc/good.yaml", "v.com/other", (const char *[]){ "ok:1:1", NULL });
+	reg = open_dirs(dirs, 1);
+	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/other=ok", NULL });
+	fe = cdi_registry_file_errors(reg, at("etc/bad.yaml"));
+	cr_assert_eq(cdi_error_count(fe), 1);
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(fe, 0)),
+			 "devices[0].containerEdits.env[0]");
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
+	cdi_registry_free(reg);
+}
+
+/* Two files defining the same devices at one priority: one line for the pair, not one per
+ * device, naming a few devices and how many. */
+Test(registry, conflicting_files_are_one_line)
+{
+	const char *dirs[] = { "etc" };
+	const struct cdi_error *e;
+	cdi_registry *reg;
+
+	mkdir_at("etc");
+	write_spec("etc/a.yaml", "v.com/gpu",
+		   (const char *[]){ "g0:1:0", "g1:1:1", "g2:1:2", "g3:1:3", "g4:1:4", NULL });
+	write_spec("etc/b.yaml", "v.com/gpu",
+		   (const char *[]){ "g0:1:0", "g1:1:1", "g2:1:2", "g3:1:3", "g9:1:9", NULL });
+	reg = open_dirs(dirs, 1);
+	assert_list(cdi_registry_devices(reg),
+		    (const char *[]){ "v.com/gpu=g4", "v.com/gpu=g9", NULL });
+	e = cdi_registry_errors(reg);
+	cr_assert_eq(cdi_error_count(e), 1, "%s", cdi_error_message(e));
+	cr_assert(errors_mention(e, "conflicting devices \"v.com/gpu=g0\", \"v.com/gpu=g1\", "
+				    "\"v.com/gpu=g2\" and 1 more"),
+		  "%s", cdi_error_message(e));
+	cr_assert(errors_mention(e, "none of the 4 resolves"));
+	cr_assert_eq(cdi_error_count(cdi_registry_file_errors(reg, at("etc/a.yaml"))), 1);
+	cdi_registry_free(reg);
+}
+
+/* /var/run/cdi over /etc/cdi: the device resolves to the later directory, which says what it
+ * overrides. */
+Test(registry, overrides_are_known)
+{
+	const char *dirs[] = { "etc", "run" };
+	cdi_registry *reg;
+
+	mkdir_at("etc");
+	mkdir_at("run");
+	write_spec("etc/x.yaml", "v.com/c", (const char *[]){ "a:1:1", "b:1:2", NULL });
+	write_spec("run/x.yaml", "v.com/c", (const char *[]){ "a:1:1", NULL });
+	reg = open_dirs(dirs, 2);
+	cr_assert_str_eq(origin(reg, "v.com/c=a"), "run");
+	cr_assert_str_eq(cdi_spec_path(cdi_registry_overridden(reg, "v.com/c=a")), at("etc/x.yaml"));
+	cr_assert_null(cdi_registry_overridden(reg, "v.com/c=b"));
+	cr_assert_null(cdi_registry_overridden(reg, "v.com/c=zz"));
+	cdi_registry_free(reg);
+}
+
+/* A spec others could write is used with a warning, or refused with CDI_LOAD_SECURE; the same
+ * for a spec directory. */
+Test(registry, specs_others_may_write)
+{
+	const char *dirs[2];
+	struct cdi_error err = CDI_ERROR_INIT;
+	const struct cdi_error *w;
+	cdi_registry *reg = NULL;
+
+	mkdir_at("etc");
+	mkdir_at("open");
+	write_spec("etc/safe.yaml", "v.com/c", (const char *[]){ "safe:1:1", NULL });
+	write_spec("etc/loose.yaml", "v.com/d", (const char *[]){ "loose:1:1", NULL });
+	cr_assert_eq(chmod(at("etc/loose.yaml"), 0666), 0);
+	write_spec("open/x.yaml", "v.com/e", (const char *[]){ "x:1:1", NULL });
+	cr_assert_eq(chmod(at("open"), 01777), 0);
+	dirs[0] = strdup(at("etc"));
+	dirs[1] = strdup(at("open"));
+
+	cr_assert_eq(cdi_registry_new(dirs, 2, 0, &reg, &err), 0);
+	assert_list(cdi_registry_devices(reg),
+		    (const char *[]){ "v.com/c=safe", "v.com/d=loose", "v.com/e=x", NULL });
+	w = cdi_registry_warnings(reg);
+	cr_assert_eq(cdi_error_count(w), 2);
+	cr_assert(errors_mention(w, "loose.yaml: spec is writable by everyone (mode 0666)"),
+		  "%s", cdi_error_message(w));
+	cr_assert(errors_mention(w, "open: spec directory is writable by everyone (mode 1777)"));
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
+	cdi_registry_free(reg);
+
+	cr_assert_eq(cdi_registry_new(dirs, 2, CDI_LOAD_SECURE, &reg, &err), 0);
+	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=safe", NULL });
+	cr_assert_eq(cdi_error_count(cdi_registry_warnings(reg)), 0);
+	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/loose.yaml")),
+				 "not used (secure specs asked for)"));
+	cr_assert_not_null(cdi_registry_file_errors(reg, at("open")));
+	cdi_registry_free(reg);
+	free((char *)dirs[0]);
+	free((char *)dirs[1]);
+}
+
+/* Past CDI_REGISTRY_MAX_DIR_SPECS the rest of the directory is skipped with one line; what
+ * loaded resolves. (The byte cap is exercised by tests/registry-limits.sh.) */
+Test(registry, file_cap, .timeout = 60)
+{
+	const char *dirs[] = { "etc" };
+	const struct cdi_error *e;
+	char rel[64];
+	cdi_registry *reg;
+
+	mkdir_at("etc");
+	for (unsigned i = 0; i <= CDI_REGISTRY_MAX_DIR_SPECS; i++) {
+		snprintf(rel, sizeof(rel), "etc/%05u.yaml", i);
+		write_at(rel, "x");
+	}
+	write_spec("etc/00000.yaml", "v.com/c", (const char *[]){ "first:1:1", NULL });
+	write_spec("etc/10000.yaml", "v.com/c", (const char *[]){ "last:1:1", NULL });
+	reg = open_dirs(dirs, 1);
+	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=first", NULL });
+	e = cdi_registry_errors(reg);
+	cr_assert(errors_mention(e, "more than 10000 spec files: 10000.yaml and the 0 after it are "
+				    "skipped"));
+	cr_assert_eq(cdi_error_count(e), CDI_REGISTRY_MAX_DIR_SPECS);
 	cdi_registry_free(reg);
 }

@@ -333,7 +333,7 @@ Test(driver, whole_host)
 	for (size_t i = 0; i < n || i < n_expected; i++)
 		cr_assert_str_eq(i < n ? lines[i] : "(none)",
 				 i < n_expected ? expected[i] : "(none)", "mount %zu", i);
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 	free_lines(lines, n);
 	json_decref(mounts);
 }

@@ -23,7 +23,7 @@ Test(driver_version, proprietary)
 
 	cr_assert_eq(procfs_parse_driver_version("v", buf, version, &e), 0);
 	cr_assert_str_eq(version, "550.54.15");
-	cr_assert_eq(e.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&e), 0);
 }
 
 Test(driver_version, open_kernel_module)
@@ -61,8 +61,8 @@ Test(driver_version, malformed)
 		cr_assert_eq(procfs_parse_driver_version("/proc/driver/nvidia/version", bad[i], version, &e),
 			     -EINVAL, "case %zu", i);
 		cr_assert_str_eq(version, "unchanged");
-		cr_assert_eq(e.n_problems, 1);
-		cr_assert(strstr(e.problems[0].text, "/proc/driver/nvidia/version") != NULL);
+		cr_assert_eq(cdi_error_count(&e), 1);
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "/proc/driver/nvidia/version") != NULL);
 		cdi_error_reset(&e);
 	}
 }
@@ -113,7 +113,7 @@ Test(proc_devices, malformed)
 	cr_assert_eq(procfs_parse_char_major("/proc/devices", "Character devices:\nabc nvidia\n", "nvidia",
 					     &major, &e), -EINVAL);
 	cr_assert_eq(major, 7);
-	cr_assert(strstr(e.problems[0].text, "/proc/devices:2") != NULL, "%s", e.problems[0].text);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "/proc/devices:2") != NULL, "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
 	cdi_error_reset(&e);
 	cr_assert_eq(procfs_parse_char_major("d", "Character devices:\n99999 big\n", "big", &major, &e),
 		     -EINVAL);
@@ -180,13 +180,13 @@ Test(gpu_information, excluded_without_uuid)
 	cr_assert_eq(procfs_parse_gpu_information("info", buf, &gpu, &excluded, &e), 0, "%s",
 		     cdi_error_message(&e));
 	cr_assert(excluded);
-	cr_assert_eq(e.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&e), 0);
 	cr_assert_str_eq(gpu.uuid, "");
 
 	/* A GPU in use without a UUID is still an error. */
 	buf = "Bus Location: \t 0000:0a:00.0\nDevice Minor: \t 4\nGPU Excluded:\t No\n";
 	cr_assert_eq(procfs_parse_gpu_information("info", buf, &gpu, &excluded, &e), -EINVAL);
-	cr_assert_str_eq(e.problems[0].field, "GPU UUID");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), "GPU UUID");
 	cdi_error_reset(&e);
 }
 
@@ -212,7 +212,7 @@ Test(gpu_information, malformed)
 
 		cr_assert_eq(procfs_parse_gpu_information("info", bad[i].buf, &gpu, NULL, &e), -EINVAL,
 			     "case %zu", i);
-		cr_assert_str_eq(e.problems[0].field, bad[i].field, "case %zu: %s", i, e.problems[0].text);
+		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), bad[i].field, "case %zu: %s", i, cdi_problem_text(cdi_error_problem(&e, 0)));
 		cr_assert_str_eq(gpu.uuid, "", "nothing written on error");
 		cdi_error_reset(&e);
 	}
@@ -336,7 +336,7 @@ Test(mig_minors, malformed)
 					      strlen(bad[i]), &mm, &e),
 			     -EINVAL, "case %zu: %s", i, bad[i]);
 		cr_assert_null(mm.entries);
-		cr_assert(strstr(e.problems[0].text, "mig-minors") != NULL);
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "mig-minors") != NULL);
 		cdi_error_reset(&e);
 	}
 }

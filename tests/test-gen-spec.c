@@ -352,8 +352,8 @@ Test(spec, uuid_only_without_root_prefix_is_0_3_0)
 	nodes = dev_nodes(spec, "all");
 	cr_assert_null(json_object_get(json_array_get(nodes, 0), "hostPath"));
 	cr_assert_str_eq(json_string_value(json_object_get(spec, "cdiVersion")), "0.3.0");
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "/dev/nvidia0") != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "/dev/nvidia0") != NULL);
 	cdi_error_reset(&warn);
 }
 
@@ -420,8 +420,8 @@ Test(spec, device_id_errors)
 
 		cr_assert_lt(spec_build_gpus(&host, &topo3, NULL, &o, &spec, NULL, &e), 0, "%s", bad[i]);
 		cr_assert_null(spec);
-		cr_assert_str_eq(e.problems[0].field, "--device-id");
-		cr_assert(strstr(e.problems[0].message, bad[i]) != NULL, "%s", e.problems[0].text);
+		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), "--device-id");
+		cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), bad[i]) != NULL, "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
 		cdi_error_reset(&e);
 	}
 }
@@ -447,8 +447,8 @@ Test(spec, missing_cap_node_is_an_error)
 	o.allow_missing_nodes = true;
 	o.with_device_numbers = true;
 	spec = build(&topo3, &o, 0, &warn);
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, path) != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), path) != NULL);
 	nodes = dev_nodes(spec, "1:2");
 	cr_assert_eq(json_array_size(nodes), 3);
 	cr_assert_null(json_object_get(json_array_get(nodes, 2), "major"));
@@ -497,8 +497,8 @@ Test(spec, nothing_to_describe)
 	json_t *spec = NULL;
 
 	cr_assert_eq(spec_build_gpus(&host, &t, NULL, &o, &spec, &warn, &e), -ENODEV);
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "is in MIG mode and has no MIG device to describe") != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "is in MIG mode and has no MIG device to describe") != NULL);
 	cdi_error_reset(&e);
 	cdi_error_reset(&warn);
 	t.n_gpus = 0;
@@ -546,8 +546,8 @@ Test(spec, old_mig_uuid_is_not_a_name)
 	cap(ci_minor(3, 1, 0));
 	spec = build(&t, &o, 0, &warn);
 	assert_names(spec, want, ELEMENTSOF(want));
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "MIG-GPU-") != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "MIG-GPU-") != NULL);
 	cdi_error_reset(&warn);
 }
 

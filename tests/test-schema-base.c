@@ -188,6 +188,29 @@ Test(utf8, rejects_malformed)
 	cr_assert_not(utf8_valid("caf\xc3\xa9", 4));
 }
 
+/* Every code point written and read back: the encoder and the decoder agree, in 1 to 4 bytes. */
+Test(utf8, put_and_decode_round_trip)
+{
+	char buf[4];
+	uint32_t cp;
+
+	for (uint32_t c = 0; c <= 0x10ffff; c += c < 0x800 ? 1 : 97) {
+		size_t n;
+
+		if (c >= 0xd800 && c <= 0xdfff)
+			continue;
+		n = utf8_put(buf, c);
+		cr_assert_eq(n, c < 0x80 ? 1u : c < 0x800 ? 2u : c < 0x10000 ? 3u : 4u, "U+%04X", c);
+		cr_assert(utf8_valid(buf, n), "U+%04X", c);
+		if (c >= 0x80) {
+			cr_assert_eq(utf8_decode((const unsigned char *)buf, n, &cp), n, "U+%04X", c);
+			cr_assert_eq(cp, c);
+		}
+	}
+	cr_assert_eq(utf8_decode((const unsigned char *)"\xed\xa0\x80", 3, &cp), 0, "a surrogate");
+	cr_assert_eq(utf8_decode((const unsigned char *)"\xc3", 1, &cp), 0, "cut short");
+}
+
 Test(arch, native_and_compat32_are_consistent)
 {
 	cr_assert_eq(arch_by_cache_flags(arch_native.cache_flags | 0x3), &arch_native);

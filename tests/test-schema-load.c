@@ -112,7 +112,7 @@ static void expect_error(const char *doc, int code, const char *text)
 		cr_expect_str_eq(cdi_error_message(&err), text, "%s\n got: %s\nwant: %s", doc,
 				 cdi_error_message(&err), text);
 	else
-		cr_expect_gt(err.n_problems, 0);
+		cr_expect_gt(cdi_error_count(&err), 0);
 	json_decref(root);
 	cdi_error_reset(&err);
 }
@@ -125,7 +125,7 @@ static void expect_enodata(const char *doc, size_t len)
 
 	cr_expect_eq(r, -ENODATA, "\"%s\": %d (%s)", doc, r, cdi_error_message(&err));
 	cr_expect_null(root);
-	cr_expect_eq(err.n_problems, 0, "\"%s\": %s", doc, cdi_error_message(&err));
+	cr_expect_eq(cdi_error_count(&err), 0, "\"%s\": %s", doc, cdi_error_message(&err));
 	cdi_error_reset(&err);
 }
 
@@ -419,9 +419,9 @@ Test(yaml_aliases, billion_laughs_fails_fast)
 	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	cr_assert_eq(r, -EINVAL);
 	cr_assert_null(root);
-	cr_expect(
-	    strstr(cdi_error_message(&err), "more than 1048576 nodes (after alias expansion)"),
-	    "%s", cdi_error_message(&err));
+	cr_expect(strstr(cdi_error_message(&err),
+			 "more than 1048576 nodes after alias expansion (the limit)"),
+		  "%s", cdi_error_message(&err));
 	cr_expect(strncmp(cdi_error_message(&err), "t.yaml:7:", 9) == 0, "%s",
 		  cdi_error_message(&err));
 	/* Fast means the budget check comes before the copies (about 0.4 s natively). */
@@ -534,7 +534,7 @@ Test(yaml_positions, nested_nodes)
 				  "    deviceNodes: [{path: /dev/x, major: 195}]\n"
 				  "alias: &n {q: 1}\n"
 				  "copy:   *n\n";
-	struct cdi_marks *marks = cdi_marks_new();
+	struct cdi_marks *marks = cdi_marks_new(true);
 	struct cdi_error err = {0};
 	json_t *root = NULL, *dev, *edits, *node;
 	unsigned line = 0, col = 0;
@@ -575,7 +575,7 @@ Test(yaml_positions, nested_nodes)
 
 Test(yaml_positions, marks_api)
 {
-	struct cdi_marks *marks = cdi_marks_new();
+	struct cdi_marks *marks = cdi_marks_new(true);
 	json_t *a = json_string("a"), *b = json_string("b"), *c = json_string("c");
 	unsigned line = 0, col = 0;
 
@@ -722,8 +722,9 @@ Test(yaml_bounds, node_budget_without_aliases)
 	doc[len - 1] = ']';
 	doc[len] = '\0';
 	cr_assert_eq(cdi_yaml_load("t.yaml", doc, len, &root, NULL, &err), -EINVAL);
-	cr_expect(strstr(cdi_error_message(&err), "more than 1048576 nodes"), "%s",
-		  cdi_error_message(&err));
+	/* No alias in it: it is too large, not an alias bomb. */
+	cr_expect(strstr(cdi_error_message(&err), "too large: more than 1048576 nodes (the limit)"),
+		  "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 	free(doc);
 }
@@ -789,7 +790,7 @@ Test(json, errors)
 	expect_json_error("{} x", "t.json:1:4: end of file expected near 'x'");
 	expect_json_error(
 	    "{\"a\": \"\\u0000\"}",
-	    "t.json:1:14: \\u0000 is not allowed without JSON_ALLOW_NUL near '\"\\u0000\"'");
+	    "t.json:1:14: string contains a NUL character (\\u0000)");
 	expect_json_error("{\"a\": \"\xff\"}", "t.json:1:7: unable to decode byte 0xff near '\"'");
 }
 
@@ -804,7 +805,7 @@ Test(json, empty_is_enodata)
 		cr_expect_eq(cdi_json_load("t.json", docs[i], strlen(docs[i]), &root, &err),
 			     -ENODATA, "\"%s\"", docs[i]);
 		cr_expect_null(root);
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 		cdi_error_reset(&err);
 	}
 }
@@ -889,42 +890,27 @@ Test(read_file, bounded_and_terminated, .init = make_tmpdir, .fini = remove_tmpd
 	cr_expect_eq(cdi_read_file(tmpdir, 100, &buf, &len), -EISDIR);
 }
 
-/* A FIFO where a spec should be: no writer, so opening it must not wait for one (it would hang
- * a registry scan); it reads as empty. A FIFO with a writer still reads its data. */
-Test(read_file, fifo_does_not_hang, .init = make_tmpdir, .fini = remove_tmpdir, .timeout = 10)
+/* A FIFO where a spec should be, with no writer or with a writer that never writes: opening it
+ * must not wait, nor reading it (either would hang a registry scan or cdi-apply --validate):
+ * only regular files are read. */
+Test(read_file, fifo_is_refused_without_hanging, .init = make_tmpdir, .fini = remove_tmpdir,
+     .timeout = 10)
 {
 	char path[256];
 	char *buf = NULL;
 	size_t len = 1;
-	pid_t pid;
-	int status;
+	int wfd;
 
 	snprintf(path, sizeof(path), "%s/spec.yaml", tmpdir);
 	cr_assert_eq(mkfifo(path, 0600), 0);
-	cr_assert_eq(cdi_read_file(path, 100, &buf, &len), 0);
-	cr_expect_eq(len, 0);
-	free(buf);
-
-	pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int fd = open(path, O_WRONLY);
-
-		_exit(fd >= 0 && write(fd, "a: 1\n", 5) == 5 ? 0 : 1);
-	}
-	buf = NULL;
-	/* The writer may not have opened yet: retry until its data arrives. */
-	for (int i = 0; i < 1000 && len == 0; i++) {
-		free(buf);
-		buf = NULL;
-		cr_assert_eq(cdi_read_file(path, 100, &buf, &len), 0);
-		if (len == 0)
-			usleep(1000);
-	}
-	cr_expect_eq(len, 5);
-	cr_expect_str_eq(buf, "a: 1\n");
-	free(buf);
-	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect_eq(cdi_read_file(path, 100, &buf, &len), -EINVAL);
+	/* A silent writer: a read would block forever. */
+	wfd = open(path, O_RDWR | O_NONBLOCK);
+	cr_assert_geq(wfd, 0);
+	cr_expect_eq(cdi_read_file(path, 100, &buf, &len), -EINVAL);
+	cr_expect_null(buf);
+	close(wfd);
+	cr_expect_eq(cdi_read_file("/dev/null", 100, &buf, &len), -EINVAL);
 }
 
 Test(read_file, files_without_a_size)

@@ -36,14 +36,14 @@ Test(names, parser_test_qualified)
 		cr_expect(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
 		cr_assert_eq(cdi_parse_qualified_name(cases[i][0], &v, &c, &n, &err), 0, "%s: %s",
 			     cases[i][0], cdi_error_message(&err));
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 		cr_expect_str_eq(v, cases[i][1]);
 		cr_expect_str_eq(c, cases[i][2]);
 		cr_expect_str_eq(n, cases[i][3]);
 		free(v), free(c), free(n);
 
 		/* ParseDevice gives the same parts; QualifiedName rebuilds the input. */
-		cr_assert(cdi_split_device(cases[i][0], &v, &c, &n));
+		cr_assert_eq(cdi_split_device(cases[i][0], &v, &c, &n, NULL), 0);
 		cr_expect_str_eq(v, cases[i][1]);
 		cr_expect_str_eq(c, cases[i][2]);
 		cr_expect_str_eq(n, cases[i][3]);
@@ -87,12 +87,12 @@ Test(names, parser_test_parsable_not_qualified)
 		cr_expect_not(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
 		cr_expect_eq(cdi_parse_qualified_name(cases[i][0], &v, &c, &n, &err), -EINVAL);
 		cr_expect_str_eq(v, "untouched", "outputs are written only on success");
-		cr_assert_eq(err.n_problems, 1);
-		cr_expect_str_eq(err.problems[0].text, cases[i][4]);
-		cr_expect_eq(err.code, -EINVAL);
+		cr_assert_eq(cdi_error_count(&err), 1);
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), cases[i][4]);
+		cr_expect_eq(cdi_error_code(&err), -EINVAL);
 		cdi_error_reset(&err);
 
-		cr_assert(cdi_split_device(cases[i][0], &v, &c, &n), "%s", cases[i][0]);
+		cr_assert_eq(cdi_split_device(cases[i][0], &v, &c, &n, NULL), 0, "%s", cases[i][0]);
 		cr_expect_str_eq(v, cases[i][1]);
 		cr_expect_str_eq(c, cases[i][2]);
 		cr_expect_str_eq(n, cases[i][3]);
@@ -121,15 +121,19 @@ Test(names, unqualified)
 		struct cdi_error err = {0};
 		char *v = NULL, *c = NULL, *n = NULL;
 
-		cr_expect_not(cdi_split_device(cases[i][0], &v, &c, &n), "%s", cases[i][0]);
+		cr_expect_eq(cdi_split_device(cases[i][0], &v, &c, &n, &err), -EINVAL, "%s",
+			     cases[i][0]);
 		cr_expect_null(v);
+		cr_assert_eq(cdi_error_count(&err), 1, "%s", cases[i][0]);
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), cases[i][1]);
+		cdi_error_reset(&err);
 		cr_expect_eq(cdi_parse_qualified_name(cases[i][0], NULL, NULL, NULL, &err),
 			     -EINVAL);
-		cr_assert_eq(err.n_problems, 1, "%s", cases[i][0]);
-		cr_expect_str_eq(err.problems[0].text, cases[i][1]);
+		cr_assert_eq(cdi_error_count(&err), 1, "%s", cases[i][0]);
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), cases[i][1]);
 		cdi_error_reset(&err);
 	}
-	cr_expect_not(cdi_split_device(NULL, NULL, NULL, NULL));
+	cr_expect_eq(cdi_split_device(NULL, NULL, NULL, NULL, NULL), -EINVAL);
 	cr_expect_not(cdi_is_qualified_name(NULL));
 }
 
@@ -140,13 +144,13 @@ Test(names, class_with_slash)
 	struct cdi_error err = {0};
 	char *v, *c, *n;
 
-	cr_assert(cdi_split_device("a.com/x/y=n", &v, &c, &n));
+	cr_assert_eq(cdi_split_device("a.com/x/y=n", &v, &c, &n, NULL), 0);
 	cr_expect_str_eq(v, "a.com");
 	cr_expect_str_eq(c, "x/y");
 	cr_expect_str_eq(n, "n");
 	free(v), free(c), free(n);
 	/* '=' inside the name stays in the name. */
-	cr_assert(cdi_split_device("a.com/x=n=m", &v, &c, &n));
+	cr_assert_eq(cdi_split_device("a.com/x=n=m", &v, &c, &n, NULL), 0);
 	cr_expect_str_eq(n, "n=m");
 	free(v), free(c), free(n);
 
@@ -154,6 +158,22 @@ Test(names, class_with_slash)
 	cr_expect_str_eq(
 	    cdi_error_message(&err),
 	    "invalid device \"a.com/x/y=n\": invalid class \"x/y\": may only contain letters, digits, '_', '-' and '.' (found '/')");
+	cdi_error_reset(&err);
+}
+
+/* A name rule's refusal: -EINVAL and `invalid <what> "<name>": <rule>[ (found ...)]`. */
+static void expect_name_problem(int (*check)(const char *, struct cdi_error *), const char *what,
+				const char *name, const char *rule)
+{
+	struct cdi_error err = CDI_ERROR_INIT;
+	char want[256];
+
+	cr_expect_eq(check(name, &err), -EINVAL, "%s", name ? name : "(null)");
+	snprintf(want, sizeof(want), "invalid %s ", what);
+	cr_expect(strncmp(cdi_error_message(&err), want, strlen(want)) == 0, "%s",
+		  cdi_error_message(&err));
+	snprintf(want, sizeof(want), ": %s", rule);
+	cr_expect(strstr(cdi_error_message(&err), want), "%s: %s", cdi_error_message(&err), rule);
 	cdi_error_reset(&err);
 }
 
@@ -177,10 +197,10 @@ Test(names, device_names)
 	};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		cr_expect_null(cdi_check_device_name(ok[i]), "%s", ok[i]);
+		cr_expect_eq(cdi_check_device_name(ok[i], NULL), 0, "%s", ok[i]);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_expect_str_eq(cdi_check_device_name(bad[i][0]), bad[i][1], "%s", bad[i][0]);
-	cr_expect_str_eq(cdi_check_device_name(NULL), "must not be empty");
+		expect_name_problem(cdi_check_device_name, "device name", bad[i][0], bad[i][1]);
+	expect_name_problem(cdi_check_device_name, "device name", NULL, "must not be empty");
 }
 
 /* Reference: validateVendorOrClassName; spec_test kinds "vendor.com-/device" and
@@ -200,12 +220,12 @@ Test(names, vendor_and_class_names)
 	};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
-		cr_expect_null(cdi_check_vendor_name(ok[i]), "%s", ok[i]);
-		cr_expect_null(cdi_check_class_name(ok[i]), "%s", ok[i]);
+		cr_expect_eq(cdi_check_vendor_name(ok[i], NULL), 0, "%s", ok[i]);
+		cr_expect_eq(cdi_check_class_name(ok[i], NULL), 0, "%s", ok[i]);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cr_expect_str_eq(cdi_check_vendor_name(bad[i][0]), bad[i][1], "%s", bad[i][0]);
-		cr_expect_str_eq(cdi_check_class_name(bad[i][0]), bad[i][1], "%s", bad[i][0]);
+		expect_name_problem(cdi_check_vendor_name, "vendor", bad[i][0], bad[i][1]);
+		expect_name_problem(cdi_check_class_name, "class", bad[i][0], bad[i][1]);
 	}
 }
 

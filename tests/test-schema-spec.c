@@ -17,6 +17,8 @@
 
 #include <cdi/spec.h>
 
+#include "check.h"
+
 #define REF_TESTDATA                                                                               \
 	"/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema/testdata"
 
@@ -33,22 +35,22 @@ static int load_expect(const char *name, const char *text, unsigned flags, cdi_s
 	r = cdi_spec_load_buffer(name, text, strlen(text), flags, &spec, &err);
 	va_start(ap, ret);
 	while ((want = va_arg(ap, const char *))) {
-		cr_expect_lt(i, err.n_problems, "missing problem %zu: %s\n  in %s", i, want, text);
-		if (i < err.n_problems)
-			cr_expect_str_eq(err.problems[i].text, want,
+		cr_expect_lt(i, cdi_error_count(&err), "missing problem %zu: %s\n  in %s", i, want, text);
+		if (i < cdi_error_count(&err))
+			cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, i)), want,
 					 "problem %zu:\n  got  %s\n  want %s", i,
-					 err.problems[i].text, want);
+					 cdi_problem_text(cdi_error_problem(&err, i)), want);
 		i++;
 	}
 	va_end(ap);
-	for (; i < err.n_problems; i++)
-		cr_expect_fail("unexpected problem: %s\n  in %s", err.problems[i].text, text);
+	for (; i < cdi_error_count(&err); i++)
+		cr_expect_fail("unexpected problem: %s\n  in %s", cdi_problem_text(cdi_error_problem(&err, i)), text);
 	if (r == 0) {
 		cr_expect_not_null(spec);
-		cr_expect_eq(err.n_problems, 0);
+		cr_expect_eq(cdi_error_count(&err), 0);
 	} else {
 		cr_expect_null(spec, "no spec on failure");
-		cr_expect_eq(err.code, r);
+		cr_expect_eq(cdi_error_code(&err), r);
 	}
 	cdi_error_reset(&err);
 	if (ret)
@@ -195,8 +197,8 @@ Test(spec, reference_schema_testdata)
 	 * YAML re-read */
 	cr_expect_eq(cdi_spec_load_file(REF_TESTDATA "/bad/explicit-empty.json", 0, &spec, &err),
 		     -EINVAL);
-	cr_expect_eq(err.n_problems, 3);
-	cr_expect_str_eq(err.problems[0].text, REF_TESTDATA
+	cr_expect_eq(cdi_error_count(&err), 3);
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)), REF_TESTDATA
 			 "/bad/explicit-empty.json:1:1: missing required field \"cdiVersion\"");
 	cdi_error_reset(&err);
 	/* bad/empty.json has no bytes */
@@ -320,8 +322,8 @@ Test(spec, formats)
 
 		cr_expect_eq(cdi_spec_load_buffer("x.json", bad, strlen(bad), 0, &spec, &err),
 			     -EINVAL);
-		cr_expect_geq(err.n_problems, 1);
-		cr_expect_str_eq(err.problems[0].file, "x.json");
+		cr_expect_geq(cdi_error_count(&err), 1);
+		cr_expect_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "x.json");
 		cdi_error_reset(&err);
 	}
 	/* the root must be a mapping */
@@ -363,15 +365,15 @@ Test(spec, loader_problems)
 
 	cr_expect_eq(cdi_spec_load_buffer("k.yaml", text, strlen(text), 0, &spec, &err), -EINVAL);
 	cr_expect_null(spec);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cr_expect_eq(strncmp(cdi_error_message(&err), "k.yaml:3:", 9), 0, "%s",
 		     cdi_error_message(&err));
 	cdi_error_reset(&err);
 
 	text = "{\"cdiVersion\":\"0.3.0\",\"cdiVersion\":\"0.3.0\"}";
 	cr_expect_eq(cdi_spec_load_buffer("k.json", text, strlen(text), 0, &spec, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
-	cr_expect_str_eq(err.problems[0].file, "k.json");
+	cr_expect_eq(cdi_error_count(&err), 1);
+	cr_expect_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "k.json");
 	cdi_error_reset(&err);
 }
 
@@ -412,7 +414,12 @@ Test(spec, load_file)
 	free(path);
 
 	cr_expect_eq(cdi_spec_load_file("/", 0, &spec, &err), -EISDIR);
-	cr_expect_str_eq(cdi_error_message(&err), "/: cannot read: Is a directory");
+	cr_expect_str_eq(cdi_error_message(&err), "/: is a directory");
+	cdi_error_reset(&err);
+	/* Only regular files: a device (or a FIFO) is refused before anything is read. */
+	cr_expect_eq(cdi_spec_load_file("/dev/null", 0, &spec, &err), -EINVAL);
+	cr_expect_str_eq(cdi_error_message(&err),
+			 "/dev/null: not a regular file (a spec must be one)");
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_load_file(NULL, 0, &spec, &err), -EINVAL);
 	cdi_error_reset(&err);
@@ -441,7 +448,7 @@ Test(spec, too_large)
 	    cdi_spec_load_buffer("big", "x", (size_t)CDI_SPEC_MAX_BYTES + 1, 0, &spec, &err),
 	    -EFBIG);
 	cr_expect_str_eq(cdi_error_message(&err),
-			 "big: the spec is 16777217 bytes, more than the limit of 16777216");
+			 "big: the spec is 16777217 bytes, more than the limit of 16777216 bytes");
 	cdi_error_reset(&err);
 }
 
@@ -452,8 +459,80 @@ Test(spec, load_without_ret)
 	struct cdi_error err = {0};
 
 	cr_expect_eq(cdi_spec_load_buffer("r.yaml", text, strlen(text), 0, NULL, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cdi_error_reset(&err);
 	cr_expect_eq(cdi_spec_load_file("/nonexistent/r.yaml", 0, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);
+}
+
+/* Messages that used to mislead. An unquoted integer beyond int64 where an integer belongs is
+ * out of range (it is a number, not "the string"); quoted, it is a string. */
+Test(spec, huge_integer_is_out_of_range)
+{
+	static const char text[] = BASE_YAML "devices:\n"
+					     "  - name: dev1\n"
+					     "    containerEdits:\n"
+					     "      deviceNodes:\n"
+					     "        - path: /dev/x\n"
+					     "          major: 18446744073709551615\n"
+					     "          minor: \"18446744073709551615\"\n";
+	static const char json[] =
+		"{\"cdiVersion\": \"0.3.0\", \"kind\": \"vendor.com/device\", \"devices\": [{\"name\": "
+		"\"dev1\", \"containerEdits\": {\"deviceNodes\": [{\"path\": \"/dev/x\", \"major\": "
+		"18446744073709551615}]}}]}";
+
+	load_expect("h.yaml", text, 0, NULL,
+		    "h.yaml:8:18: devices[0].containerEdits.deviceNodes[0].major: "
+		    "18446744073709551615 is out of range for an int64",
+		    "h.yaml:9:18: devices[0].containerEdits.deviceNodes[0].minor: expected an "
+		    "integer, got the string \"18446744073709551615\"",
+		    NULL);
+	/* JSON too: jansson refuses it, the YAML reading of the JSON does not. */
+	load_expect("h.json", json, 0, NULL,
+		    "h.json:1:146: devices[0].containerEdits.deviceNodes[0].major: "
+		    "18446744073709551615 is out of range for an int64",
+		    NULL);
+	/* In the registry's brief mode, with no second reading for positions. */
+	load_expect("h.yaml", text, CDI_LOAD_FIRST_PROBLEM, NULL,
+		    "h.yaml: devices[0].containerEdits.deviceNodes[0].major: 18446744073709551615 "
+		    "is out of range for an int64",
+		    NULL);
+}
+
+/* A NUL in a JSON string: say so, without jansson's flag name. */
+Test(spec, json_nul_character)
+{
+	static const char json[] = "{\"cdiVersion\": \"0.3.0\", \"kind\": \"vendor.com/device\", "
+				   "\"devices\": [{\"name\": \"a\\u0000b\"}]}";
+	struct cdi_error err = CDI_ERROR_INIT;
+	cdi_spec *spec = NULL;
+
+	cr_expect_eq(cdi_spec_load_buffer("n.json", json, strlen(json), 0, &spec, &err), -EINVAL);
+	cr_expect(strstr(cdi_error_message(&err), "string contains a NUL character (\\u0000)"), "%s",
+		  cdi_error_message(&err));
+	cr_expect_null(strstr(cdi_error_message(&err), "JSON_ALLOW_NUL"), "%s",
+		       cdi_error_message(&err));
+	cdi_error_reset(&err);
+}
+
+/* A 15 MB spec with more nodes than the limit and no alias is too large, not an alias bomb. */
+Test(spec, many_nodes_without_alias_is_too_large, .timeout = 120)
+{
+	static const char head[] = BASE_YAML "devices:\n  - name: d\n    containerEdits:\n"
+					     "      env:\n";
+	size_t cap = 15u * 1024 * 1024, n;
+	char *text = malloc(cap + 1);
+	struct cdi_error err = CDI_ERROR_INIT;
+	cdi_spec *spec = NULL;
+
+	cr_assert_not_null(text);
+	n = (size_t)snprintf(text, cap, "%s", head);
+	while (n + 16 < cap)
+		n += (size_t)snprintf(text + n, cap - n, "        - A=1\n");
+	cr_expect_eq(cdi_spec_load_buffer("big.yaml", text, n, 0, &spec, &err), -EINVAL);
+	cr_expect(strstr(cdi_error_message(&err), "too large: more than 1048576 nodes (the limit)"),
+		  "%s", cdi_error_message(&err));
+	cr_expect_null(strstr(cdi_error_message(&err), "alias"), "%s", cdi_error_message(&err));
+	cdi_error_reset(&err);
+	free(text);
 }

@@ -40,15 +40,15 @@ static int expect_problems_v(const char *text, unsigned flags, bool coerce, va_l
 
 	r = cdi_spec_check(spec, "t.json", NULL, flags, coerce, &err);
 	while ((want = va_arg(ap, const char *))) {
-		cr_expect_lt(i, err.n_problems, "missing problem %zu: %s\n  in %s", i, want, text);
-		if (i < err.n_problems)
-			cr_expect_str_eq(err.problems[i].text, want, "problem %zu of %s", i, text);
+		cr_expect_lt(i, cdi_error_count(&err), "missing problem %zu: %s\n  in %s", i, want, text);
+		if (i < cdi_error_count(&err))
+			cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, i)), want, "problem %zu of %s", i, text);
 		i++;
 	}
-	for (; i < err.n_problems; i++)
-		cr_expect_fail("unexpected problem: %s\n  in %s", err.problems[i].text, text);
+	for (; i < cdi_error_count(&err); i++)
+		cr_expect_fail("unexpected problem: %s\n  in %s", cdi_problem_text(cdi_error_problem(&err, i)), text);
 	cr_expect_eq(r, i ? -EINVAL : 0, "%s", text);
-	cr_expect_eq(err.code, i ? -EINVAL : 0, "%s", text);
+	cr_expect_eq(cdi_error_code(&err), i ? -EINVAL : 0, "%s", text);
 	cdi_error_reset(&err);
 	json_decref(spec);
 	return r;
@@ -728,8 +728,8 @@ Test(validate, problem_cap)
 	sprintf(edits + len, "]}");
 	spec = parse(with_edits(edits));
 	cr_expect_eq(cdi_spec_check(spec, "t.json", NULL, 0, true, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1001);
-	cr_expect_str_eq(err.problems[1000].text, "t.json: 500 more problems not shown");
+	cr_expect_eq(cdi_error_count(&err), 1001);
+	cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, 1000)), "t.json: 500 more problems not shown");
 	cdi_error_reset(&err);
 	json_decref(spec);
 	free(edits);
@@ -797,7 +797,7 @@ Test(validate, marks)
 {
 	json_t *spec = parse(
 	    "{\"cdiVersion\":1.0,\"kind\":\"vendor.com/device\",\"devices\":[{\"containerEdits\":{\"env\":[\"FOO\",7],\"intelRdt\":{\"enableMonitoring\":\"x\",\"closID\":\".\"},\"deviceNodes\":[{\"path\":\"/a\",\"uid\":true}]}},{\"name\":\"x\",\"containerEdits\":{\"env\":[\"A=B\"]}},{\"name\":\"x\",\"containerEdits\":{\"env\":[\"A=B\"]}}]}");
-	struct cdi_marks *marks = cdi_marks_new();
+	struct cdi_marks *marks = cdi_marks_new(true);
 	json_t *devs = json_object_get(spec, "devices");
 	json_t *dev0 = json_array_get(devs, 0), *edits = json_object_get(dev0, "containerEdits");
 	json_t *env = json_object_get(edits, "env"), *rdt = json_object_get(edits, "intelRdt");
@@ -834,15 +834,15 @@ Test(validate, marks)
 	cdi_marks_add(marks, json_object_get(json_array_get(devs, 2), "name"), 20, 11);
 
 	cr_expect_eq(cdi_spec_check(spec, "f.yaml", marks, CDI_LOAD_STRICT, true, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, sizeof(want) / sizeof(want[0]));
-	for (size_t i = 0; i < err.n_problems && i < sizeof(want) / sizeof(want[0]); i++) {
-		cr_expect_str_eq(err.problems[i].text, want[i]);
-		cr_expect_str_eq(err.problems[i].file, "f.yaml");
+	cr_expect_eq(cdi_error_count(&err), sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < cdi_error_count(&err) && i < sizeof(want) / sizeof(want[0]); i++) {
+		cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, i)), want[i]);
+		cr_expect_str_eq(cdi_problem_file(cdi_error_problem(&err, i)), "f.yaml");
 	}
-	cr_expect_eq(err.problems[3].line, 4);
-	cr_expect_eq(err.problems[3].column, 7);
-	cr_expect_str_eq(err.problems[3].field, "devices[0]");
-	cr_expect_str_eq(err.problems[3].message, "missing required field \"name\"");
+	cr_expect_eq(cdi_problem_line(cdi_error_problem(&err, 3)), 4);
+	cr_expect_eq(cdi_problem_column(cdi_error_problem(&err, 3)), 7);
+	cr_expect_str_eq(cdi_problem_field(cdi_error_problem(&err, 3)), "devices[0]");
+	cr_expect_str_eq(cdi_problem_message(cdi_error_problem(&err, 3)), "missing required field \"name\"");
 	/* the coerced node carries the old mark */
 	{
 		unsigned line = 0, col = 0;
@@ -877,7 +877,7 @@ Test(validate, validate_json)
 	struct cdi_error err = {0};
 
 	cr_expect_eq(cdi_spec_validate_json(spec, "gen", 0, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cr_expect_str_eq(cdi_error_message(&err),
 			 "gen: devices[0].containerEdits.env[1]: expected a string, got a number");
 	cr_expect(json_equal(spec, copy), "validate_json must not change the tree");
@@ -888,7 +888,7 @@ Test(validate, validate_json)
 			    "env"),
 	    1);
 	cr_expect_eq(cdi_spec_validate_json(spec, "gen", CDI_LOAD_STRICT, &err), 0);
-	cr_expect_eq(err.n_problems, 0);
+	cr_expect_eq(cdi_error_count(&err), 0);
 	json_decref(spec);
 	json_decref(copy);
 }
@@ -907,7 +907,7 @@ Test(validate, node_type_nul_byte)
 
 	cr_assert_eq(json_object_set_new(node, "type", json_stringn("\0", 1)), 0);
 	cr_expect_eq(cdi_spec_validate_json(spec, "gen", 0, &err), -EINVAL);
-	cr_expect_eq(err.n_problems, 1);
+	cr_expect_eq(cdi_error_count(&err), 1);
 	cr_expect_str_eq(
 	    cdi_error_message(&err),
 	    "gen: devices[0].containerEdits.deviceNodes[0].type: invalid device node type \"\\x00\" (want b, c, u or p)");

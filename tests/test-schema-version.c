@@ -236,11 +236,11 @@ Test(version, specs_go_validate_version)
 
 		if (!cases[i].message) {
 			cr_expect_eq(r, 0, "%s: %s", cases[i].version, cdi_error_message(&err));
-			cr_expect_eq(err.n_problems, 0);
+			cr_expect_eq(cdi_error_count(&err), 0);
 		} else {
 			cr_expect_eq(r, -EINVAL, "%s", cases[i].version);
-			cr_expect_eq(err.n_problems, 1, "%s: %zu problems", cases[i].version,
-				     err.n_problems);
+			cr_expect_eq(cdi_error_count(&err), 1, "%s: %zu problems", cases[i].version,
+				     cdi_error_count(&err));
 			cr_expect_str_eq(cdi_error_message(&err), cases[i].message);
 		}
 		cdi_error_reset(&err);
@@ -272,7 +272,7 @@ Test(version, too_low_names_the_feature)
 		struct cdi_error err = {0};
 
 		cr_expect_eq(check_version(cases[i].version, cases[i].extra, &err), -EINVAL);
-		cr_expect_eq(err.n_problems, 1, "%zu: %zu problems", i, err.n_problems);
+		cr_expect_eq(cdi_error_count(&err), 1, "%zu: %zu problems", i, cdi_error_count(&err));
 		cr_expect_str_eq(cdi_error_message(&err), cases[i].message);
 		cdi_error_reset(&err);
 	}

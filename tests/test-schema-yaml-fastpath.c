@@ -22,6 +22,7 @@
 #include "load.h"
 #include "macro.h"
 #include "marks.h"
+#include "yaml_events.h"
 #include "yaml_fast.h"
 
 struct stats {
@@ -84,7 +85,7 @@ static void same_tree(const char *what, const json_t *a, const json_t *b, struct
 /* Load text both ways and compare; returns the fast path's result. */
 static int compare(const char *what, const char *buf, size_t len, struct stats *s)
 {
-	struct cdi_marks *me = cdi_marks_new(), *mf = cdi_marks_new();
+	struct cdi_marks *me = cdi_marks_new(true), *mf = cdi_marks_new(true);
 	struct cdi_error err = {0};
 	json_t *te = NULL, *tf = NULL;
 	int re, rf;
@@ -220,7 +221,7 @@ Test(fastpath, accepted_corner_cases)
 	    "a: b # c\nd: e#f\ng: h:i\nj: -k\nl: --m\n",
 	    "é: ü\nx: 日本 # c\n\"ö\": \"ä\"\ny:\n- 😀: 1\n  z: \"😀\"\n",
 	    "n: 1\nf: 1.5\ne: 1e3\nx: 0x1F\no: 0o17\nl: 017\nu: 1_000\ni: .inf\nm: -.Inf\nnan: "
-	    ".nan\nb: true\nB: False\nnu: null\nt: ~\nbig: 18446744073709551615\nneg: "
+	    ".nan\nb: true\nB: False\nnu: null\nt: ~\nneg: "
 	    "-9223372036854775808\ns: 1.2.3\n",
 	    "a: [x\n", /* a plain scalar that starts with '[' is declined, see below */
 	    "  a: 1\n  b:\n    c: 2\n",
@@ -288,6 +289,8 @@ Test(fastpath, declined_corner_cases)
 	    "a: %x\n",
 	    "a:\n  b\n",
 	    "a: 1\n b: 2\n",
+	    /* beyond int64: the libyaml path notes it as a number, not a string */
+	    "big: 18446744073709551615\n",
 	};
 	struct stats s = {0};
 

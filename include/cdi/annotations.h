@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include <cdi/error.h>
+#include <cdi/memory.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -13,7 +14,8 @@ extern "C" {
 
 #define CDI_ANNOTATION_PREFIX "cdi.k8s.io/"
 
-/* AnnotationKey: "cdi.k8s.io/<plugin>_<devid with / as _>", checked. */
+/* AnnotationKey: "cdi.k8s.io/<plugin>_<devid with / as _>", checked; free *ret_key with
+ * cdi_free(). */
 int cdi_annotation_key(const char *plugin, const char *device_id, char **ret_key,
 		       struct cdi_error *err);
 
@@ -33,8 +35,6 @@ int cdi_annotations_update(json_t *annotations, const char *plugin, const char *
  */
 int cdi_annotations_parse(const json_t *annotations, char ***ret_devices, size_t *ret_n,
 			  struct cdi_error *err);
-
-void cdi_strv_free(char **strv);
 
 #ifdef __cplusplus
 }

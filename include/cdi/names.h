@@ -11,25 +11,35 @@ extern "C" {
 #endif
 
 /*
- * Split "vendor/class=name" the way the reference's ParseDevice does: cut at
- * the first '=', then the qualifier at the first '/'. No validation. Returns
- * false (and sets nothing) when the string does not have that shape; the
- * three parts are malloc'd and owned by the caller on success.
+ * CDI names, with the rules of the reference's pkg/parser. Every call that can fail returns 0
+ * or a negative errno and says why in err (which may be NULL); outputs are written only on
+ * success, and strings they return are the caller's to free with cdi_free().
  */
-bool cdi_split_device(const char *s, char **ret_vendor, char **ret_class, char **ret_name);
 
 /*
- * ParseQualifiedName: split and validate. On error adds a problem such as
- * `unqualified device "x", missing vendor` and returns -EINVAL.
+ * Split "vendor/class=name" the way the reference's ParseDevice does: cut at the first '=',
+ * then the qualifier at the first '/'. No validation of the parts. -EINVAL when the string
+ * does not have that shape (`unqualified device "x", missing vendor`), -ENOMEM.
+ */
+int cdi_split_device(const char *s, char **ret_vendor, char **ret_class, char **ret_name,
+		     struct cdi_error *err);
+
+/*
+ * ParseQualifiedName: split and validate. -EINVAL with a problem such as
+ * `unqualified device "x", missing vendor` or `invalid device "a/b=-c": invalid device name
+ * "-c": must start with a letter or digit`. Any of the outputs may be NULL.
  */
 int cdi_parse_qualified_name(const char *s, char **ret_vendor, char **ret_class,
 			     char **ret_name, struct cdi_error *err);
+
+/* Whether s is a valid qualified name (a question, not a failure: no report). */
 bool cdi_is_qualified_name(const char *s);
 
-/* Each returns NULL when valid, else a static description of the problem. */
-const char *cdi_check_vendor_name(const char *vendor);
-const char *cdi_check_class_name(const char *class_name);
-const char *cdi_check_device_name(const char *name);
+/* The vendor, class and device name rules: 0, or -EINVAL with `invalid vendor "x": must
+ * start with a letter`. */
+int cdi_check_vendor_name(const char *vendor, struct cdi_error *err);
+int cdi_check_class_name(const char *class_name, struct cdi_error *err);
+int cdi_check_device_name(const char *name, struct cdi_error *err);
 
 #ifdef __cplusplus
 }

@@ -25,6 +25,11 @@ typedef struct cdi_registry cdi_registry;
 
 #define CDI_DEFAULT_SPEC_DIRS { "/etc/cdi", "/var/run/cdi" }
 
+/* Per directory, at most this many spec files and bytes of them are read; past a cap the rest
+ * of the directory is skipped with one problem, and what loaded still resolves. */
+#define CDI_REGISTRY_MAX_DIR_SPECS 10000u
+#define CDI_REGISTRY_MAX_DIR_BYTES (256u * 1024 * 1024)
+
 /* dirs == NULL (or n == 0) means the defaults. Scans once. */
 int cdi_registry_new(const char *const *dirs, size_t n_dirs, unsigned load_flags,
 		     cdi_registry **ret, struct cdi_error *err);
@@ -36,8 +41,13 @@ int cdi_registry_refresh(cdi_registry *reg, struct cdi_error *err);
 size_t cdi_registry_dir_count(const cdi_registry *reg);
 const char *cdi_registry_dir(const cdi_registry *reg, size_t i);
 
-/* Every problem of the last scan (spec files and directories), in scan order. */
+/* Every problem of the last scan (spec files and directories), in scan order: one per file
+ * that could not be used (its first problem), one per pair of files that define the same
+ * devices at the same priority, one per cap reached. */
 const struct cdi_error *cdi_registry_errors(const cdi_registry *reg);
+/* What the last scan used but found suspicious: spec files and directories that users other
+ * than root and the caller could write (refused instead with CDI_LOAD_SECURE). */
+const struct cdi_error *cdi_registry_warnings(const cdi_registry *reg);
 /* The problems recorded against one spec file path (NULL when none). */
 const struct cdi_error *cdi_registry_file_errors(const cdi_registry *reg, const char *path);
 
@@ -49,6 +59,9 @@ const char *const *cdi_registry_classes(const cdi_registry *reg);
 /* The spec a qualified device name resolves to, and the device's JSON. */
 const cdi_spec *cdi_registry_lookup(const cdi_registry *reg, const char *qualified_name,
 				    const json_t **ret_device);
+/* The lower-priority spec that also defines the device and is overridden by the one it
+ * resolves to (a /var/run/cdi spec over an /etc/cdi one), or NULL. */
+const cdi_spec *cdi_registry_overridden(const cdi_registry *reg, const char *qualified_name);
 
 /* lstat(2) stand-in, so tests can simulate host device nodes. */
 typedef int (*cdi_lstat_fn)(const char *path, struct stat *st, void *userdata);

@@ -22,6 +22,9 @@ enum cdi_load_flags {
 	/* Also reject what the reference accepts but SPEC.md forbids:
 	 * relative paths, hook timeout <= 0. */
 	CDI_LOAD_STRICT = 1u << 0,
+	/* Refuse spec files and spec directories that users other than root and the caller
+	 * could write (by mode or ownership), instead of warning about them. */
+	CDI_LOAD_SECURE = 1u << 1,
 };
 
 enum cdi_format {
@@ -85,6 +88,7 @@ int cdi_version_compare(const char *a, const char *b);
  * (cdiVersion, kind, annotations, devices, containerEdits; fields of every
  * object in SPEC order), arrays as given. YAML starts with "---\n".
  * JSON is indented by 2 and ends with a newline.
+ * *ret_buf (NUL-terminated) is the caller's, to free with cdi_free().
  */
 int cdi_spec_emit(const json_t *spec, enum cdi_format format, char **ret_buf, size_t *ret_len,
 		  struct cdi_error *err);
