@@ -394,7 +394,7 @@ static int load_missing(struct run *run)
 		s = load_one(run, module_names[i], i < 2);
 		res->modules[i].state = s;
 		if (i < 2 && (s == KMOD_LOAD_ABSENT || s == KMOD_LOAD_FAILED) && first == 0)
-			first = run->err->code < 0 ? run->err->code : -ENOENT;
+			first = cdi_error_code(run->err) < 0 ? cdi_error_code(run->err) : -ENOENT;
 	}
 	return first;
 }

@@ -766,7 +766,7 @@ if [ $root = 1 ] && command -v setpriv >/dev/null; then
 	# The checkout may be private (mode 0700, as under /root): the user gets its own copy of
 	# make-host and the mock, and a working directory, where it can reach them.
 	mkdir -p "$work/tools"
-	cp tests/simhost/make-host "$work/tools/"
+	cp -r tests/simhost/make-host tests/simhost/lib "$work/tools/"
 	cp -r "$mock_dir" "$work/tools/mock-nvml"
 	chown -R 65534:65534 "$work/tools"
 	if (cd "$work/user" && setpriv --reuid=65534 --regid=65534 --clear-groups \
@@ -780,8 +780,9 @@ if [ $root = 1 ] && command -v setpriv >/dev/null; then
 	fi
 	# The new shapes too: group-owned nodes become files, depmod works on the user's tree.
 	for t in workstation jetson; do
-		if setpriv --reuid=65534 --regid=65534 --clear-groups tests/simhost/make-host --topology $t \
-			--mock-dir "$mock_dir" --out "$work/user/$t" >/dev/null 2>"$work/err"; then
+		if (cd "$work/user" && setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$work/tools/make-host" --topology $t --mock-dir "$work/tools/mock-nvml" \
+			--out "$work/user/$t") >/dev/null 2>"$work/err"; then
 			check "not root, $t: DRI nodes are files" [ -f "$work/user/$t/dev/dri/renderD128" ]
 		else
 			bad "make-host --topology $t as an unprivileged user: $(cat "$work/err")"

@@ -21,7 +21,7 @@ static struct dev_file_params parse_ok(const char *buf)
 
 	cr_assert_eq(driver_params_parse("params", buf, strlen(buf), &p, &e), 0, "%s",
 		     cdi_error_message(&e));
-	cr_assert_eq(e.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&e), 0);
 	return p;
 }
 

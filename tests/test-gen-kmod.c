@@ -154,7 +154,7 @@ Test(kmod, dry_run_order_options_softdep)
 		  "options nvidia NVreg_DeviceFileMode=0660 NVreg_DeviceFileGID=44\n"
 		  "softdep nvidia post: nvidia-uvm\n");
 	cr_assert_eq(probe(true, NULL), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(warn.n_problems, 0, "%s", cdi_error_message(&warn));
+	cr_assert_eq(cdi_error_count(&warn), 0, "%s", cdi_error_message(&warn));
 	cr_assert_str_eq(res.modules_dir, mods);
 	cr_assert_eq(res.n_actions, 3);
 	assert_action(0, "nvidia", "nvidia", "NVreg_DeviceFileMode=0660 NVreg_DeviceFileGID=44");
@@ -204,7 +204,7 @@ Test(kmod, absent_uvm_is_one_error_naming_the_directory)
 
 	tree(NV | MODESET, NULL);
 	cr_assert_eq(probe(true, NULL), -ENOENT);
-	cr_assert_eq(err.n_problems, 1, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_error_count(&err), 1, "%s", cdi_error_message(&err));
 	snprintf(want, sizeof(want), "nvidia_uvm: no such module in %s", mods);
 	cr_assert_str_eq(cdi_error_message(&err), want);
 	cr_assert_eq(res.modules[0].state, KMOD_LOAD_INSERTED);
@@ -220,7 +220,7 @@ Test(kmod, absent_nvidia_skips_the_rest)
 
 	tree(0, NULL);
 	cr_assert_eq(probe(true, NULL), -ENOENT);
-	cr_assert_eq(err.n_problems, 1, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_error_count(&err), 1, "%s", cdi_error_message(&err));
 	snprintf(want, sizeof(want), "nvidia: no such module in %s", mods);
 	cr_assert_str_eq(cdi_error_message(&err), want);
 	cr_assert_eq(res.modules[0].state, KMOD_LOAD_ABSENT);
@@ -237,7 +237,7 @@ Test(kmod, absent_modeset_is_a_warning)
 
 	tree(NV | UVM, NULL);
 	cr_assert_eq(probe(true, NULL), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 	snprintf(want, sizeof(want), "nvidia_modeset: no such module in %s (only displays need it)",
 		 mods);
 	cr_assert_str_eq(cdi_error_message(&warn), want);
@@ -290,7 +290,7 @@ Test(kmod, blacklisted_nvidia_leaves_the_rest)
 {
 	tree(ALL, "blacklist nvidia\n");
 	cr_assert_eq(probe(true, NULL), 0);
-	cr_assert_eq(err.n_problems, 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_error_count(&err), 0, "%s", cdi_error_message(&err));
 	cr_assert_str_eq(cdi_error_message(&warn), "nvidia: blacklisted in modprobe.d, not loaded");
 	cr_assert_eq(res.modules[1].state, KMOD_LOAD_SKIPPED);
 	cr_assert_eq(res.n_actions, 0);
@@ -343,10 +343,10 @@ Test(kmod, failing_install_command)
 		cr_skip_test("loading needs root");
 	tree(ALL, "install nvidia false\n");
 	cr_assert_eq(probe(false, NULL), -EINVAL);
-	cr_assert_eq(err.n_problems, 1, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_error_count(&err), 1, "%s", cdi_error_message(&err));
 	cr_assert_str_eq(cdi_error_message(&err),
 			 "nvidia: its install command in modprobe.d failed");
-	cr_assert_eq(warn.n_problems, 1);
+	cr_assert_eq(cdi_error_count(&warn), 1);
 	cr_assert(strstr(cdi_error_message(&warn),
 			 "libkmod: Error running install command 'false' for module nvidia"),
 		  "%s", cdi_error_message(&warn));
@@ -393,7 +393,7 @@ Test(kmod, builtin_modules_need_nothing)
 	for (size_t i = 0; i < KMOD_LOAD_N_MODULES; i++)
 		cr_assert_eq(res.modules[i].state, KMOD_LOAD_BUILTIN, "%s", res.modules[i].name);
 	cr_assert_eq(res.n_actions, 0);
-	cr_assert_eq(warn.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&warn), 0);
 	cr_assert_str_eq(kmod_load_state_str(res.modules[0].state, false), "built into the kernel");
 	done();
 }

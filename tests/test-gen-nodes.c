@@ -200,7 +200,7 @@ Test(nodes, creates_every_node)
 	old = umask(077);
 	cr_assert_eq(run(), 0, "%s", cdi_error_message(&err));
 	umask(old);
-	cr_assert_eq(warn.n_problems, 0, "%s", cdi_error_message(&warn));
+	cr_assert_eq(cdi_error_count(&warn), 0, "%s", cdi_error_message(&warn));
 	cr_assert_eq(res.n, 10);
 	assert_node("nvidiactl", 195, 255, 0660, 0, 44);
 	assert_node("nvidia0", 195, 0, 0660, 0, 44);
@@ -282,7 +282,7 @@ Test(nodes, r545_devices_modeset_without_sys_module)
 	for (size_t i = 0; i < plan.n; i++)
 		cr_assert_str_neq(plan.entries[i].name, "nvidia-modeset");
 	node_plan_clear(&plan);
-	cr_assert_eq(w.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&w), 0);
 }
 
 /* A driver part that is not loaded: one warning naming the nodes it leaves out. */
@@ -295,17 +295,17 @@ Test(nodes, modules_not_loaded_are_warnings)
 	host("Character devices:\n  1 mem\n\nBlock devices:\n195 nvidia\n", params_r550);
 	cr_assert_eq(node_plan_nvidia(root, &plan, &w, &e), 0, "%s", cdi_error_message(&e));
 	cr_assert_eq(plan.n, 0);
-	cr_assert_eq(w.n_problems, 2);
+	cr_assert_eq(cdi_error_count(&w), 2);
 	snprintf(
 		want, sizeof(want),
 		"%s/proc/devices: no nvidia device (the nvidia module is not loaded): /dev/nvidiactl and the GPU nodes not made",
 		root);
-	cr_assert_str_eq(w.problems[0].text, want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&w, 0)), want);
 	snprintf(
 		want, sizeof(want),
 		"%s/proc/devices: no nvidia-uvm device (the nvidia_uvm module is not loaded): /dev/nvidia-uvm and /dev/nvidia-uvm-tools not made",
 		root);
-	cr_assert_str_eq(w.problems[1].text, want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&w, 1)), want);
 	cdi_error_reset(&w);
 	node_plan_clear(&plan);
 }
@@ -419,12 +419,12 @@ Test(nodes, modify_device_files_zero)
 	cr_assert(!exists("dev/nvidia-modeset"));
 	cr_assert_eq(change_of("nvidia0"), NODE_LEFT_ALONE);
 	assert_node("nvidia-uvm", 508, 0, 0666, 0, 0);
-	cr_assert_eq(warn.n_problems, 3, "%s", cdi_error_message(&warn));
+	cr_assert_eq(cdi_error_count(&warn), 3, "%s", cdi_error_message(&warn));
 	snprintf(
 		want, sizeof(want),
 		"%s/dev/nvidia0: missing, and not made: %s/proc/driver/nvidia/params says DeviceFileModify/ModifyDeviceFiles 0 (the files are managed elsewhere)",
 		root, root);
-	cr_assert_str_eq(warn.problems[0].text, want);
+	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&warn, 0)), want);
 	done();
 }
 
@@ -457,7 +457,7 @@ Test(nodes, failure_names_the_node_and_the_rest_go_on)
 		 "%s/dev/nvidia-uvm: a directory is where the device node belongs; not removed",
 		 root);
 	cr_assert_str_eq(cdi_error_message(&err), want);
-	cr_assert_eq(err.n_problems, 1);
+	cr_assert_eq(cdi_error_count(&err), 1);
 	cr_assert_eq(change_of("nvidia-uvm"), NODE_FAILED);
 	assert_node("nvidia-uvm-tools", 508, 1, 0666, 0, 0);
 	assert_node("nvidia-caps/nvidia-cap13", 235, 13, 0444, 0, 0);
@@ -476,7 +476,7 @@ Test(nodes, caps_dir_link_refused)
 	snprintf(want, sizeof(want), "%s/dev/nvidia-caps: not a directory (or a link to one): %s",
 		 root, strerror(ENOTDIR));
 	cr_assert_str_eq(cdi_error_message(&err), want);
-	cr_assert_eq(err.n_problems, 1, "one line for the directory, not one per node");
+	cr_assert_eq(cdi_error_count(&err), 1, "one line for the directory, not one per node");
 	cr_assert_eq(change_of("nvidia-caps/nvidia-cap13"), NODE_FAILED);
 	cr_assert(!exists("elsewhere/nvidia-cap1"));
 	assert_node("nvidiactl", 195, 255, 0660, 0, 44);
@@ -509,7 +509,7 @@ Test(nodes, dev_char_links)
 	cr_assert_gt(n, 0);
 	buf[n] = '\0';
 	cr_assert_str_eq(buf, "../nvidia-uvm");
-	cr_assert_eq(warn.n_problems, 1);
+	cr_assert_eq(cdi_error_count(&warn), 1);
 	cr_assert(strstr(cdi_error_message(&warn), "/dev/char/508:1 is not a link: left alone"));
 	done();
 }
@@ -606,7 +606,7 @@ Test(nodes, simulated_host_made_again_the_same)
 	sh("cd %s && rm -rf nvidia* nvidia-caps char", dev);
 	h = (struct gen_host){ .root = host_root, .driver_root = host_root, .dev_root = host_root };
 	cr_assert_eq(node_create_nvidia(&h, &res, &warn, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(warn.n_problems, 0, "%s", cdi_error_message(&warn));
+	cr_assert_eq(cdi_error_count(&warn), 0, "%s", cdi_error_message(&warn));
 	n_after = list_nodes(dev, after, ELEMENTSOF(after));
 	cr_assert_eq(n_after, n_before + 3, "%zu nodes before, %zu after", n_before, n_after);
 	for (size_t i = 0, j = 0; i < n_after; i++) {
