@@ -15,7 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cdi/spec.h>
@@ -23,12 +22,6 @@
 #include "load.h"
 #include "marks.h"
 #include "problem.h"
-
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#else
-#define RUNNING_ON_VALGRIND 0
-#endif
 
 static int load(const char *text, json_t **ret, struct cdi_error *err, struct cdi_marks *marks)
 {
@@ -408,24 +401,19 @@ Test(yaml_aliases, billion_laughs_fails_fast)
 				  "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
 				  "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
 	struct cdi_error err = {0};
-	struct timespec t0, t1;
 	json_t *root = NULL;
-	double ms;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = load(doc, &root, &err, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
 	cr_assert_eq(r, -EINVAL);
 	cr_assert_null(root);
 	cr_expect(strstr(cdi_error_message(&err),
 			 "more than 1048576 nodes after alias expansion (the limit)"),
 		  "%s", cdi_error_message(&err));
+	/* Fast: the budget is checked as aliases are met, so loading stops at line 7 of 9, before
+	 * the copies (no timing here: make bench measures speed). */
 	cr_expect(strncmp(cdi_error_message(&err), "t.yaml:7:", 9) == 0, "%s",
 		  cdi_error_message(&err));
-	/* Fast means the budget check comes before the copies (about 0.4 s natively). */
-	cr_expect_lt(ms, RUNNING_ON_VALGRIND ? 30000.0 : 2000.0, "took %.1f ms", ms);
 	cdi_error_reset(&err);
 }
 
