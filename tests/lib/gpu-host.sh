@@ -1,0 +1,79 @@
+# Sourced by the GPU end-to-end suites: a simulated DGX host with its CDI spec, a probe program
+# and a minimal glibc rootfs for runc bundles. Needs $B (build dir), $tmp and die().
+
+# gpu_host: $tmp/host (tests/simhost dgx-mig: 8 GPUs, MIG on GPUs 2 and 5), its spec written by
+# cdi-generate to $tmp/cdi/nvidia.yaml, and the facts file beside it (built from the host's NVML
+# mock configuration until cdi-generate writes it). Sets host, cdi. Skips (77) when the host
+# cannot have real device nodes.
+gpu_host() {
+	host=$tmp/host
+	cdi=$tmp/cdi
+	tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" \
+		>/dev/null || die "make-host failed"
+	if [ -e "$host/.simhost-no-devnodes" ]; then
+		echo "SKIP: the simulated host has no real device nodes"
+		exit 77
+	fi
+	mkdir -p "$cdi"
+	"$B/cdi-generate" --root "$host" --output "$cdi/nvidia.yaml" || die "cdi-generate failed"
+	[ -e "$cdi/nvidia.yaml.cdikit" ] ||
+		gpu_facts "$host/usr/lib/x86_64-linux-gnu/mock-nvml.conf" >"$cdi/nvidia.yaml.cdikit" ||
+		die "cannot write the facts file"
+}
+
+# gpu_facts MOCK_CONF: a facts file (cdikitFacts 1) for the GPUs and MIG devices of an NVML mock
+# configuration, with the spec names of the index and uuid strategies.
+gpu_facts() {
+	awk '
+	BEGIN { printf "{\"cdikitFacts\": 1, \"kind\": \"nvidia.com/gpu\", \"gpus\": [\n  " }
+	function flush_gpu() {
+		if (g == "") return
+		printf "%s{\"index\": %s, \"minor\": %s, \"uuid\": \"%s\", \"busId\": \"%s\", \"mig\": %s, ", sep, g, minor, uuid, pci, mig ? "true" : "false"
+		if (mig) printf "\"devices\": [], \"migDevices\": [%s]}", migs
+		else printf "\"devices\": [\"%s\", \"%s\"]}", g, uuid
+		sep = ",\n  "
+	}
+	function val(k,   i) { for (i = 3; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	$1 == "gpu" { flush_gpu(); g = $2; minor = val("minor"); pci = val("pci"); uuid = val("uuid"); mig = val("mig") == "enabled"; migs = ""; m = 0 }
+	$1 == "mig" { migs = migs (m ? ", " : "") sprintf("{\"index\": \"%s:%d\", \"uuid\": \"%s\", \"gi\": %s, \"ci\": %s, \"devices\": [\"%s:%d\", \"%s\"]}", $2, m, val("uuid"), val("gi"), val("ci"), $2, m, val("uuid")); m++ }
+	END { flush_gpu(); printf "]}\n" }' "$1"
+}
+
+# gpu_host_numbers PATH: major:minor of the simulated host's node at PATH.
+gpu_host_numbers() {
+	stat -c '%Hr:%Lr' "$host$1"
+}
+
+# gpu_probe OUT: the probe program (tests/lib/gpu-probe.c), linked against the host's glibc.
+gpu_probe() {
+	"${CC:-cc}" -O2 -o "$1" tests/lib/gpu-probe.c -ldl || die "cannot build the probe"
+}
+
+# glibc_rootfs ROOTFS PROBE: a minimal Debian-layout glibc system (merged /usr, the loader and
+# libc, no ld.so.cache at all) with PROBE as /usr/bin/probe.
+glibc_rootfs() {
+	local rootfs=$1 multiarch l
+	mkdir -p "$rootfs"/usr/{bin,lib/x86_64-linux-gnu,lib64} "$rootfs"/{etc,dev,proc,sys,tmp,run}
+	ln -s usr/bin "$rootfs/bin"
+	ln -s usr/lib "$rootfs/lib"
+	ln -s usr/lib64 "$rootfs/lib64"
+	multiarch=$(dirname "$(readlink -f /lib64/ld-linux-x86-64.so.2)")
+	for l in ld-linux-x86-64.so.2 libc.so.6; do
+		cp -L "$multiarch/$l" "$rootfs/usr/lib/x86_64-linux-gnu/$l" || die "cannot copy $l"
+	done
+	ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/ld-linux-x86-64.so.2"
+	echo 12.0 >"$rootfs/etc/debian_version"
+	cp "$2" "$rootfs/usr/bin/probe"
+}
+
+# probe_bundle BUNDLE ARGS_JSON [JQ_FILTER]: a runc bundle around $tmp/rootfs (shared, read
+# only) that runs the probe with ARGS_JSON (a JSON array), non-interactive, then JQ_FILTER.
+probe_bundle() {
+	mkdir -p "$1"
+	(cd "$1" && runc spec) || die "runc spec failed"
+	jq --argjson args "$2" --arg rootfs "$tmp/rootfs" \
+		'.process.terminal = false | .process.args = ["/usr/bin/probe"] + $args |
+		 .root = {path: $rootfs, readonly: true} | '"${3:-.}" \
+		"$1/config.json" >"$1/config.json.new" && mv "$1/config.json.new" "$1/config.json" ||
+		die "jq failed"
+}
