@@ -119,5 +119,10 @@ check "unknown GPU: the message names it" \
 check "unknown GPU: no task left" [ -z "$(ctr -a "$sock" -n "$ns" tasks ls -q)" ]
 ctr -a "$sock" -n "$ns" containers rm "$id" >/dev/null 2>&1
 
+# The example configuration is one this containerd reads as meant.
+containerd --config examples/containerd-config.toml config dump >"$tmp/example.toml" 2>&1
+check "examples/containerd-config.toml: containerd reads the cdikit runtime from it" \
+	grep -q 'BinaryName = "/usr/local/bin/cdi-runtime"' "$tmp/example.toml"
+
 echo "1..$n"
 [ "$fails" -eq 0 ]

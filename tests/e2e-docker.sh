@@ -11,7 +11,7 @@
 #   - a create that fails (an unknown GPU): docker run exits 125 and shows our message (it
 #     went through runc's JSON log);
 #   - --gpus all under plain runc: fails with the hook's one line;
-#   - docker info lists the cdikit runtime (it runs cdi-runtime --version).
+#   - docker info lists the cdikit runtime.
 # dockerd is stopped by its pid; its dirs are removed, and what it leaves outside them
 # (/etc/docker/key.json, /run/docker/plugins, /run/containerd/s) only if this test made them.
 # Needs root, docker.io, jq, a C compiler; else exit 77.
