@@ -10,34 +10,7 @@
 #include <string.h>
 
 #include "runc_log.h"
-
-/* The length of the valid UTF-8 sequence at s (NUL-terminated), 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and code points past U+10FFFF are invalid. */
-	if ((n == 3 && c < 0x800) || (n == 4 && (c < 0x10000 || c > 0x10ffff)) ||
-	    (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	return n;
-}
+#include "utf8.h"
 
 /* Each byte of msg can become at most 6 (\u00XX); the rest of the line is short. */
 static size_t worst_case(const char *msg)
@@ -51,7 +24,7 @@ static char *put_json_string(char *o, const char *msg)
 
 	*o++ = '"';
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = utf8_valid_len(s);
 
 		if (n == 0) {
 			o += sprintf(o, "\\ufffd");
@@ -106,7 +79,7 @@ static char *put_text_value(char *o, const char *msg)
 	}
 	*o++ = '"';
 	while (*s) {
-		size_t n = utf8_len(s);
+		size_t n = utf8_valid_len(s);
 		const char *e = *s ? strchr(esc_from, *s) : NULL;
 
 		if (n > 1) {

@@ -44,9 +44,9 @@ gpu_host_numbers() {
 	stat -c '%Hr:%Lr' "$host$1"
 }
 
-# gpu_probe OUT: the probe program (tests/lib/gpu-probe.c), linked against the host's glibc.
+# gpu_probe OUT: the probe program (tests/gpu-probe.c), linked against the host's glibc.
 gpu_probe() {
-	"${CC:-cc}" -O2 -o "$1" tests/lib/gpu-probe.c -ldl || die "cannot build the probe"
+	"${CC:-cc}" -O2 -o "$1" tests/gpu-probe.c -ldl || die "cannot build the probe"
 }
 
 # glibc_rootfs ROOTFS PROBE: a minimal Debian-layout glibc system (merged /usr, the loader and
