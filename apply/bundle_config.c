@@ -20,6 +20,7 @@
 #include "io.h"
 #include "json_dump.h"
 #include "macro.h"
+#include "oci_config.h"
 #include "problem.h"
 
 /* The directory and file name of path; the directory is "." or "/" when path has none. */
@@ -192,6 +193,11 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 	if (dir_fd < 0)
 		return dir_fd;
 	return bundle_config_read_at(dir_fd, base, path, ret, err);
+}
+
+int bundle_config_parse(const struct bundle_config *c, json_t **ret, struct cdi_error *err)
+{
+	return oci_config_parse(c->label, c->buf, c->len, ret, err);
 }
 
 struct config_layout config_layout_detect(const char *buf, size_t len)

@@ -68,6 +68,12 @@ int read_regular_at(int dir_fd, const char *name, const char *label, size_t max,
 /* Free what a read put in c (c itself is the caller's). */
 void bundle_config_done(struct bundle_config *c);
 
+/*
+ * c's text as a JSON object through oci_config_parse() (numbers written back as they were
+ * written), or a problem naming c's label, line and column.
+ */
+int bundle_config_parse(const struct bundle_config *c, json_t **ret, struct cdi_error *err);
+
 struct config_layout config_layout_detect(const char *buf, size_t len);
 
 /* oci serialised in layout l. malloc'd, NUL-terminated; NULL on ENOMEM. */

@@ -30,7 +30,6 @@
 #include "cli.h"
 #include "json_arena.h"
 #include "macro.h"
-#include "oci_config.h"
 #include "problem.h"
 #include "strmap.h"
 #include "strv.h"
@@ -499,7 +498,7 @@ static int cmd_inject(const struct args *a)
 	int r;
 
 	if (bundle_config_read(config, &cfg, &err) < 0 ||
-	    oci_config_parse(label, cfg.buf, cfg.len, &oci, &err) < 0) {
+	    bundle_config_parse(&cfg, &oci, &err) < 0) {
 		cli_print_problems(&err, "");
 		cdi_error_reset(&err);
 		return EXIT_PROBLEM;

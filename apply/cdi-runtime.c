@@ -208,7 +208,6 @@ static int edit_bundle(struct runtime *rt)
 	_cleanup_close_ int dir_fd = -1;
 	_cleanup_json_ json_t *oci = NULL;
 	struct cdi_error err = {0};
-	json_error_t jerr;
 	size_t len;
 	int r;
 
@@ -223,15 +222,8 @@ static int edit_bundle(struct runtime *rt)
 		return -errno;
 	}
 	r = bundle_config_read_at(dir_fd, "config.json", label, &cfg, &err);
-	if (r == 0) {
-		oci = json_loadb(cfg.buf, cfg.len, 0, &jerr);
-		if (!oci)
-			r = cdi_problem_add(&err, -EINVAL, label, jerr.line, jerr.column, NULL,
-					    "%s", jerr.text);
-		else if (!json_is_object(oci))
-			r = cdi_problem_add(&err, -EINVAL, label, 0, 0, NULL,
-					    "an OCI runtime spec is a JSON object");
-	}
+	if (r == 0)
+		r = bundle_config_parse(&cfg, &oci, &err);
 	if (r == 0)
 		r = device_requests_take(oci, &req, &err);
 	if (r < 0) {
