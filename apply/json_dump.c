@@ -248,14 +248,21 @@ static void out_number(struct outbuf *o, const json_t *j)
 {
 	const struct number_text *t = number_text(o, j);
 	char num[32], *r;
-	size_t n;
 
 	if (t) {
 		out_put(o, t->text, t->len);
 	} else if (json_is_integer(j)) {
-		n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-				     json_integer_value(j));
-		out_put(o, num, n);
+		/* What "%lld" writes, without snprintf's format parsing (device numbers, ids). */
+		json_int_t v = json_integer_value(j);
+		uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		char *p = num + sizeof(num);
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v < 0)
+			*--p = '-';
+		out_put(o, p, (size_t)(num + sizeof(num) - p));
 	} else {
 		/* Rare in a config; jansson's own formatting keeps the bytes identical. */
 		r = json_dumps(j, JSON_ENCODE_ANY);
