@@ -161,6 +161,6 @@ check "cdi-apply: the new config had the user's owner at the rename" \
 	[ "$(head -1 "$tmp/swap.log")" = "$user" ]
 check "cdi-apply: nothing chowned by path after the rename (the swapped-in root file is still root's)" \
 	untouched secret3
-echo "cdi-runtime is linked statically (no LD_PRELOAD); it writes through the same bundle_replace_at()"
+echo "(cdi-runtime writes through the same bundle_replace_at(); a static build is out of LD_PRELOAD's reach)"
 echo "1..$n"
 [ "$fails" -eq 0 ]
