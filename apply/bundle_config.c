@@ -23,36 +23,32 @@
 #include "oci_config.h"
 #include "problem.h"
 
-/* The directory and file name of path; the directory is "." or "/" when path has none. */
-static int split_path(const char *path, char **ret_dir, const char **ret_base,
-		      struct cdi_error *err)
+/*
+ * Open the directory of path ("." or "/" when it names none) and point *ret_base at the file
+ * name in path. The fd, or a negative errno with a problem naming path.
+ */
+static int open_parent(const char *path, const char **ret_base, struct cdi_error *err)
 {
 	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-	char *dir;
+	_cleanup_free_ char *dir = NULL;
+	int fd;
 
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return cdi_problem_add(err, -EISDIR, path, 0, 0, NULL, "not a file name");
 	dir = !slash ? strdup(".") : slash == path ? strdup("/") : strndup(path, slash - path);
 	if (!dir)
 		return cdi_fail(err, -ENOMEM, "out of memory");
-	*ret_dir = dir;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return cdi_problem_add(err, negative_errno(), path, 0, 0, NULL, "%s",
+				       strerror(errno));
 	*ret_base = base;
-	return 0;
+	return fd;
 }
 
 static int too_big(const char *label, size_t max, struct cdi_error *err)
 {
 	return cdi_problem_add(err, -EFBIG, label, 0, 0, NULL, "larger than %zu bytes", max);
-}
-
-static int open_dir(const char *dir, const char *label, struct cdi_error *err)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd < 0)
-		return cdi_problem_add(err, negative_errno(), label, 0, 0, NULL, "%s",
-				       strerror(errno));
-	return fd;
 }
 
 int bundle_read_fd(int fd, const char *label, size_t max, char **ret_buf, size_t *ret_len,
@@ -104,15 +100,18 @@ int bundle_read_fd(int fd, const char *label, size_t max, char **ret_buf, size_t
 	return 0;
 }
 
-int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, bool nofollow,
+int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, unsigned flags,
 		    char **ret_buf, size_t *ret_len, struct stat *ret_st, struct cdi_error *err)
 {
+	bool nofollow = flags & READ_NOFOLLOW;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
 
 	fd = openat(dir_fd, name,
 		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
 	if (fd < 0) {
+		if (errno == ENOENT && (flags & READ_MISSING_OK))
+			return -ENOENT;
 		if (errno == ELOOP && nofollow)
 			return cdi_problem_add(
 			    err, -ELOOP, label, 0, 0, NULL,
@@ -149,8 +148,8 @@ int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 	struct bundle_config c = {.dir_fd = -1};
 	int r;
 
-	r = read_regular_at(dir_fd, name, label, BUNDLE_CONFIG_MAX_BYTES, true, &c.buf, &c.len,
-			    &c.st, err);
+	r = read_regular_at(dir_fd, name, label, BUNDLE_CONFIG_MAX_BYTES, READ_NOFOLLOW, &c.buf,
+			    &c.len, &c.st, err);
 	if (r < 0)
 		return r;
 	c.name = strdup(name);
@@ -167,7 +166,6 @@ int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 
 int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_error *err)
 {
-	_cleanup_free_ char *dir = NULL;
 	_cleanup_close_ int dir_fd = -1;
 	const char *base;
 	int r;
@@ -186,10 +184,7 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 		*ret = c;
 		return 0;
 	}
-	r = split_path(path, &dir, &base, err);
-	if (r < 0)
-		return r;
-	dir_fd = open_dir(dir, path, err);
+	dir_fd = open_parent(path, &base, err);
 	if (dir_fd < 0)
 		return dir_fd;
 	return bundle_config_read_at(dir_fd, base, path, ret, err);
@@ -360,7 +355,6 @@ static int write_in_place(int dir_fd, const char *base, const char *label, const
 int bundle_write_path(const char *path, const void *buf, size_t len, const struct stat *like,
 		      unsigned flags, struct cdi_error *err)
 {
-	_cleanup_free_ char *dir = NULL;
 	_cleanup_close_ int dir_fd = -1;
 	const char *base;
 	struct stat st;
@@ -372,10 +366,7 @@ int bundle_write_path(const char *path, const void *buf, size_t len, const struc
 			return cdi_problem_add(err, r, "<stdout>", 0, 0, NULL, "%s", strerror(-r));
 		return 0;
 	}
-	r = split_path(path, &dir, &base, err);
-	if (r < 0)
-		return r;
-	dir_fd = open_dir(dir, path, err);
+	dir_fd = open_parent(path, &base, err);
 	if (dir_fd < 0)
 		return dir_fd;
 	if (fstatat(dir_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {

@@ -275,18 +275,12 @@ int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_fa
 
 int cdi_facts_load(const char *path, struct cdi_facts **ret, struct cdi_error *err)
 {
-	struct cdi_error one = {0};
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int r;
 
-	r = read_regular_at(AT_FDCWD, path, path, CDI_FACTS_MAX_BYTES, false, &buf, &len, NULL,
-			    &one);
-	if (r == -ENOENT) {
-		cdi_error_reset(&one);
-		return r;
-	}
-	cdi_error_move(err, &one);
+	r = read_regular_at(AT_FDCWD, path, path, CDI_FACTS_MAX_BYTES, READ_MISSING_OK, &buf, &len,
+			    NULL, err);
 	if (r < 0)
 		return r;
 	return cdi_facts_parse(path, buf, len, ret, err);

@@ -219,18 +219,14 @@ int runtime_config_parse(const char *label, const char *buf, size_t len, struct 
 static int read_config_file(const char *path, bool must_exist, struct runtime_settings *s,
 			    struct cdi_error *err)
 {
-	struct cdi_error one = {0};
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int r;
 
-	r = read_regular_at(AT_FDCWD, path, path, RUNTIME_CONFIG_MAX_BYTES, false, &buf, &len, NULL,
-			    &one);
-	if (r == -ENOENT && !must_exist) {
-		cdi_error_reset(&one);
+	r = read_regular_at(AT_FDCWD, path, path, RUNTIME_CONFIG_MAX_BYTES,
+			    must_exist ? 0 : READ_MISSING_OK, &buf, &len, NULL, err);
+	if (r == -ENOENT && !must_exist)
 		return 0;
-	}
-	cdi_error_move(err, &one);
 	if (r < 0)
 		return r;
 	if (set_string(&s->config_path, path) < 0)

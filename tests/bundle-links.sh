@@ -11,8 +11,8 @@ set -u
 cd "$(dirname "$0")/.."
 : "${B:=build}"
 
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=lib/tap.sh
+. tests/lib/tap.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (files owned by another user)"
 CC=${CC:-cc}
@@ -23,15 +23,6 @@ tmp=$(mktemp -d /tmp/cdikit-bundle-links.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 user=12345:23456
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 
 mkdir -p "$tmp/cdi"
 cat >"$tmp/cdi/vendor.yaml" <<'EOF'
@@ -162,5 +153,4 @@ check "cdi-apply: the new config had the user's owner at the rename" \
 check "cdi-apply: nothing chowned by path after the rename (the swapped-in root file is still root's)" \
 	untouched secret3
 echo "(cdi-runtime writes through the same bundle_replace_at(); a static build is out of LD_PRELOAD's reach)"
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

@@ -15,8 +15,8 @@ set -u
 cd "$(dirname "$0")/.."
 : "${B:=build}"
 
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=lib/tap.sh
+. tests/lib/tap.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (containerd)"
 for c in containerd ctr runc jq; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done
@@ -75,17 +75,6 @@ for _ in $(seq 200); do
 done
 ctr -a "$sock" version >/dev/null 2>&1 || { tail -n 5 "$tmp/containerd.log"; die "containerd did not answer"; }
 
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-has() { grep -qxF "$2" "$1"; }
-node_line() { echo "node $1 c $(gpu_host_numbers "$1")"; }
 
 nodes=(/dev/nvidia0 /dev/nvidia1 /dev/nvidia5 /dev/nvidiactl /dev/nvidia-caps/nvidia-cap687
 	/dev/nvidia-caps/nvidia-cap696 /dev/nvidia-caps/nvidia-cap336)
@@ -124,5 +113,4 @@ containerd --config examples/containerd-config.toml config dump >"$tmp/example.t
 check "examples/containerd-config.toml: containerd reads the cdikit runtime from it" \
 	grep -q 'BinaryName = "/usr/local/bin/cdi-runtime"' "$tmp/example.toml"
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

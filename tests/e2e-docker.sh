@@ -19,8 +19,8 @@ set -u
 cd "$(dirname "$0")/.."
 : "${B:=build}"
 
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=lib/tap.sh
+. tests/lib/tap.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (dockerd)"
 command -v dockerd >/dev/null 2>&1 || skip "dockerd not installed (docker.io)"
@@ -72,17 +72,6 @@ for _ in $(seq 200); do
 done
 dk version >/dev/null 2>&1 || { tail -n 5 "$tmp/dockerd.log"; die "dockerd did not answer"; }
 
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
-has() { grep -qxF "$2" "$1"; }
-node_line() { echo "node $1 c $(gpu_host_numbers "$1")"; }
 
 tar -C "$tmp/rootfs" -c . | dk import - cdikit-probe:e2e >/dev/null || die "docker import failed"
 nodes=(/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia7 /dev/nvidiactl
@@ -131,5 +120,4 @@ check "--gpus all under plain runc: the hook's message" \
 	grep -qF "docker run --gpus needs --runtime=cdikit (or cdi-runtime as Docker's default runtime)" "$tmp/hook.out"
 
 dk rmi cdikit-probe:e2e >/dev/null 2>&1
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

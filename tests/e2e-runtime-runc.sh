@@ -18,8 +18,8 @@ set -u
 cd "$(dirname "$0")/.."
 : "${B:=build}"
 
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=lib/tap.sh
+. tests/lib/tap.sh
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
 for c in runc crun jq; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done
@@ -44,15 +44,6 @@ trap 'exit 1' INT TERM HUP
 
 RT=$(realpath "$B/cdi-runtime")
 HOOK=$(realpath "$B/nvidia-container-runtime-hook")
-fails=0
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-bad() { n=$((n + 1)); echo "not ok $n - $1"; fails=$((fails + 1)); }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
@@ -80,8 +71,6 @@ docker_gpus() { # VALUE -> jq filter
 	printf '.process.env += ["NVIDIA_VISIBLE_DEVICES=%s", "NVIDIA_DRIVER_CAPABILITIES=compute,utility"] |
 		.hooks.prestart = [{path: "%s", args: ["%s", "prestart"]}]' "$1" "$HOOK" "$HOOK"
 }
-has() { grep -qxF "$2" "$1"; }
-node_line() { echo "node $1 c $(gpu_host_numbers "$1")"; }
 
 # ---- cdi-runtime run: GPU 0 and MIG 2:0 ----
 probe_bundle "$tmp/b-run" "$nodes" "$(docker_gpus 0,2:0)"
@@ -239,5 +228,4 @@ check "plain runc with the legacy hook: fails" [ $? -ne 0 ]
 check "plain runc with the legacy hook: the hook's message" \
 	grep -q 'docker run --gpus needs --runtime=cdikit' "$tmp/hook.out"
 
-echo "1..$n"
-[ "$fails" -eq 0 ]
+tap_end

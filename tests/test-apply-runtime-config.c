@@ -33,15 +33,7 @@ TestSuite(rtconf, .init = setup, .fini = teardown);
 
 static char *write_file(const char *name, const char *text)
 {
-	char *path;
-	FILE *f;
-
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	return path;
+	return write_file_in(dir, name, text);
 }
 
 static struct runtime_settings parse_ok(const char *text)

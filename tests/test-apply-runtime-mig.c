@@ -54,15 +54,7 @@ static cdi_registry *reg;
 
 static void write_file(const char *name, const char *text)
 {
-	char *path;
-	FILE *f;
-
-	cr_assert(asprintf(&path, "%s/%s", dir, name) > 0);
-	f = fopen(path, "w");
-	cr_assert_not_null(f);
-	fputs(text, f);
-	fclose(f);
-	free(path);
+	free(write_file_in(dir, name, text));
 }
 
 static void open_registry(void)

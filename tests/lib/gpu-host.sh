@@ -44,6 +44,12 @@ gpu_host_numbers() {
 	stat -c '%Hr:%Lr' "$host$1"
 }
 
+# node_line PATH: the probe's line for the host's node at PATH seen in a container.
+node_line() { echo "node $1 c $(gpu_host_numbers "$1")"; }
+
+# has FILE LINE: FILE (probe output) has exactly that line.
+has() { grep -qxF "$2" "$1"; }
+
 # gpu_probe OUT: the probe program (tests/gpu-probe.c), linked against the host's glibc.
 gpu_probe() {
 	"${CC:-cc}" -O2 -o "$1" tests/gpu-probe.c -ldl || die "cannot build the probe"
