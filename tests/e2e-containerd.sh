@@ -49,9 +49,7 @@ id=cdikit-ctrd-$$
 RT=$(realpath "$B/cdi-runtime")
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
-gpu_host
-gpu_probe "$tmp/probe"
-glibc_rootfs "$tmp/rootfs" "$tmp/probe"
+gpu_setup
 
 cat >"$tmp/runtime.conf" <<EOF
 # cdi-runtime's settings for this test (CDIKIT_CONFIG)

@@ -48,9 +48,7 @@ trap 'exit 1' INT TERM HUP
 BDIR=$(realpath "$B")
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
-gpu_host
-gpu_probe "$tmp/probe"
-glibc_rootfs "$tmp/rootfs" "$tmp/probe"
+gpu_setup
 
 sock=$tmp/docker.sock
 cat >"$tmp/daemon.json" <<EOF

@@ -47,9 +47,7 @@ HOOK=$(realpath "$B/nvidia-container-runtime-hook")
 
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
-gpu_host
-gpu_probe "$tmp/probe"
-glibc_rootfs "$tmp/rootfs" "$tmp/probe"
+gpu_setup
 
 # "none": the control nodes, no GPU. The generator will provide this device; until then a
 # hand-written spec of the same kind beside the generated one.

@@ -72,6 +72,13 @@ glibc_rootfs() {
 	cp "$2" "$rootfs/usr/bin/probe"
 }
 
+# gpu_setup: gpu_host, and $tmp/rootfs, a glibc rootfs with the probe, for runc bundles.
+gpu_setup() {
+	gpu_host
+	gpu_probe "$tmp/probe"
+	glibc_rootfs "$tmp/rootfs" "$tmp/probe"
+}
+
 # probe_bundle BUNDLE ARGS_JSON [JQ_FILTER]: a runc bundle around $tmp/rootfs (shared, read
 # only) that runs the probe with ARGS_JSON (a JSON array), non-interactive, then JQ_FILTER.
 probe_bundle() {
