@@ -141,7 +141,7 @@ $(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(B)/libcdi-apply.a $(B)/libcdi-sc
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS)
 $(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LINK)
-$(LEGACY_HOOK): $(call obj,apply/legacy-hook.c)
+$(LEGACY_HOOK): $(call obj,apply/legacy-hook.c) $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 $(B)/cdi-generate: $(call obj,generate/cdi-generate.c) $(B)/libcdi-gen.a $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS) $(GEN_LIBS)

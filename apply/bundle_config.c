@@ -114,8 +114,8 @@ int read_regular_at(int dir_fd, const char *name, const char *label, size_t max,
 			return -ENOENT;
 		if (errno == ELOOP && nofollow)
 			return cdi_problem_add(
-			    err, -ELOOP, label, 0, 0, NULL,
-			    "is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
+				err, -ELOOP, label, 0, 0, NULL,
+				"is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
 		return cdi_problem_add(err, negative_errno(), label, 0, 0, NULL, "%s",
 				       strerror(errno));
 	}
@@ -139,13 +139,13 @@ void bundle_config_done(struct bundle_config *c)
 	free(c->name);
 	free(c->label);
 	free(c->buf);
-	*c = (struct bundle_config){.dir_fd = -1};
+	*c = (struct bundle_config){ .dir_fd = -1 };
 }
 
 int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 			  struct bundle_config *ret, struct cdi_error *err)
 {
-	struct bundle_config c = {.dir_fd = -1};
+	struct bundle_config c = { .dir_fd = -1 };
 	int r;
 
 	r = read_regular_at(dir_fd, name, label, BUNDLE_CONFIG_MAX_BYTES, READ_NOFOLLOW, &c.buf,
@@ -171,7 +171,7 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 	int r;
 
 	if (strcmp(path, "-") == 0) {
-		struct bundle_config c = {.dir_fd = -1, .label = strdup("<stdin>")};
+		struct bundle_config c = { .dir_fd = -1, .label = strdup("<stdin>") };
 
 		if (!c.label)
 			return cdi_fail(err, -ENOMEM, "out of memory");
@@ -197,7 +197,7 @@ int bundle_config_parse(const struct bundle_config *c, json_t **ret, struct cdi_
 
 struct config_layout config_layout_detect(const char *buf, size_t len)
 {
-	struct config_layout l = {.newline = len > 0 && buf[len - 1] == '\n'};
+	struct config_layout l = { .newline = len > 0 && buf[len - 1] == '\n' };
 	const char *end = buf + len, *p = buf, *nl;
 	size_t spaces = 0;
 
@@ -261,8 +261,8 @@ static int open_temp(int dir_fd, const char *name, char **ret_tmp)
 		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
 		if (asprintf(&tmp, ".%s.%08x.tmp", name, (unsigned)(seed >> 32)) < 0)
 			return -ENOMEM;
-		fd =
-		    openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
 		if (fd >= 0) {
 			*ret_tmp = TAKE_PTR(tmp);
 			return fd;
@@ -381,8 +381,8 @@ int bundle_write_path(const char *path, const void *buf, size_t len, const struc
 	}
 	if (S_ISLNK(st.st_mode))
 		return cdi_problem_add(
-		    err, -ELOOP, path, 0, 0, NULL,
-		    "is a symbolic link; refusing to write through it (name the file it points to)");
+			err, -ELOOP, path, 0, 0, NULL,
+			"is a symbolic link; refusing to write through it (name the file it points to)");
 	if (S_ISDIR(st.st_mode))
 		return cdi_problem_add(err, -EISDIR, path, 0, 0, NULL, "is a directory");
 	if (!S_ISREG(st.st_mode))

@@ -22,6 +22,7 @@
 #include <cdi/cdi.h>
 
 #include "bundle_config.h"
+#include "cli.h"
 #include "device_requests.h"
 #include "json_arena.h"
 #include "macro.h"
@@ -32,36 +33,28 @@
 #include "runtime_config.h"
 #include "visible_devices.h"
 
-#ifndef CDIKIT_VERSION
-#define CDIKIT_VERSION "0.1.0"
-#endif
-
-#define PROG "cdi-runtime"
-
-enum { EXIT_PROBLEM = 1, EXIT_USAGE = 2 };
-
 static const char usage_text[] =
-    "Usage: cdi-runtime [--cdi-spec-dir DIR]... [--cdi-runtime PATH] [runc global flags] COMMAND [ARGS]\n"
-    "An OCI runtime for engines to call in place of runc: on create and run it merges the CDI\n"
-    "devices the bundle's config.json asks for into it, then runs the real runtime (runc, crun)\n"
-    "with the same arguments; every other command goes to the real runtime at once.\n"
-    "\n"
-    "Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
-    "its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
-    "GPU in MIG mode gives all its MIG devices). The prestart hook Docker adds for --gpus is\n"
-    "always removed. On any problem the container is not created and config.json is unchanged.\n"
-    "\n"
-    "  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
-    "                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
-    "  --cdi-runtime PATH   the low-level runtime, a name on PATH or a path (env CDIKIT_RUNTIME;\n"
-    "                       default: runc, else crun)\n"
-    "  -h, --help           show this help\n"
-    "  -v, --version        show the version, then the low-level runtime's\n"
-    "\n"
-    "Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
-    "file): runtime, spec-dirs, log-level. A flag beats the environment, which beats the file.\n"
-    "runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
-    "on; with --log, problems are also written to that file in runc's format.\n";
+	"Usage: cdi-runtime [--cdi-spec-dir DIR]... [--cdi-runtime PATH] [runc global flags] COMMAND [ARGS]\n"
+	"An OCI runtime for engines to call in place of runc: on create and run it merges the CDI\n"
+	"devices the bundle's config.json asks for into it, then runs the real runtime (runc, crun)\n"
+	"with the same arguments; every other command goes to the real runtime at once.\n"
+	"\n"
+	"Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
+	"its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
+	"GPU in MIG mode gives all its MIG devices). The prestart hook Docker adds for --gpus is\n"
+	"always removed. On any problem the container is not created and config.json is unchanged.\n"
+	"\n"
+	"  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
+	"                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
+	"  --cdi-runtime PATH   the low-level runtime, a name on PATH or a path (env CDIKIT_RUNTIME;\n"
+	"                       default: runc, else crun)\n"
+	"  -h, --help           show this help\n"
+	"  -v, --version        show the version, then the low-level runtime's\n"
+	"\n"
+	"Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
+	"file): runtime, spec-dirs, log-level. A flag beats the environment, which beats the file.\n"
+	"runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
+	"on; with --log, problems are also written to that file in runc's format.\n";
 
 /* Everything one run knows; lives until the exec or exit. */
 struct runtime {
@@ -92,18 +85,18 @@ _printf_(3, 4) static void say(struct runtime *rt, enum runtime_log_level level,
 	va_end(ap);
 	if (r < 0) {
 		msg = NULL;
-		fputs(PROG ": out of memory\n", stderr);
+		cli_error("out of memory");
 		return;
 	}
 	if (level <= RUNTIME_LOG_WARNING || (!rt->cl.log_path && rt->chatty))
-		fprintf(stderr, PROG ": %s\n", msg);
+		cli_error("%s", msg);
 	if (!rt->cl.log_path || level > rt->level)
 		return;
 	if (rt->log_fd == -1) {
 		/* As runc opens it: created if need be, appended to. */
 		rt->log_fd = open(rt->cl.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (rt->log_fd < 0) {
-			fprintf(stderr, PROG ": %s: %s\n", rt->cl.log_path, strerror(errno));
+			cli_error("%s: %s", rt->cl.log_path, strerror(errno));
 			rt->log_fd = -2;
 		}
 	}
@@ -112,7 +105,7 @@ _printf_(3, 4) static void say(struct runtime *rt, enum runtime_log_level level,
 	line = runc_log_line(rt->cl.log_format && strcmp(rt->cl.log_format, "json") == 0, level,
 			     msg, time(NULL), &len);
 	if (line && write(rt->log_fd, line, len) < 0)
-		fprintf(stderr, PROG ": %s: %s\n", rt->cl.log_path, strerror(errno));
+		cli_error("%s: %s", rt->cl.log_path, strerror(errno));
 }
 
 /* Each problem as one line; context (may be "") goes before problems about the config. */
@@ -174,7 +167,7 @@ static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
 {
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
 	_cleanup_free_ char *context = request_context(oci, req);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r;
 
 	r = cdi_registry_new((const char *const *)rt->set.spec_dirs, rt->set.n_spec_dirs, 0, &reg,
@@ -201,13 +194,13 @@ static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
 /* create/run: the devices into the bundle's config.json. 0 also when nothing was asked. */
 static int edit_bundle(struct runtime *rt)
 {
-	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = {.dir_fd = -1};
-	struct device_requests req __attribute__((cleanup(device_requests_done))) = {0};
+	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
+	struct device_requests req __attribute__((cleanup(device_requests_done))) = { 0 };
 	const char *bundle = rt->cl.bundle ? rt->cl.bundle : ".";
 	_cleanup_free_ char *label = NULL, *out = NULL;
 	_cleanup_close_ int dir_fd = -1;
 	_cleanup_json_ json_t *oci = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	size_t len;
 	int r;
 
@@ -263,12 +256,6 @@ static int edit_bundle(struct runtime *rt)
 	return 0;
 }
 
-static void usage_error(const struct cdi_error *err)
-{
-	fprintf(stderr, PROG ": %s\nTry '" PROG " --help' for more information.\n",
-		cdi_error_message(err));
-}
-
 static void runtime_done(struct runtime *rt)
 {
 	runc_cmdline_done(&rt->cl);
@@ -280,31 +267,33 @@ static void runtime_done(struct runtime *rt)
 int main(int argc, char **argv)
 {
 	struct runtime rt __attribute__((cleanup(runtime_done))) = {
-	    .level = RUNTIME_LOG_INFO,
-	    .log_fd = -1,
+		.level = RUNTIME_LOG_INFO,
+		.log_fd = -1,
 	};
 	struct runtime_overrides over = {
-	    .env_spec_dirs = getenv(RUNTIME_SPEC_DIRS_ENV),
-	    .env_runtime = getenv(RUNTIME_RUNTIME_ENV),
-	    .env_config = getenv(RUNTIME_CONFIG_ENV),
+		.env_spec_dirs = getenv(RUNTIME_SPEC_DIRS_ENV),
+		.env_runtime = getenv(RUNTIME_RUNTIME_ENV),
+		.env_config = getenv(RUNTIME_CONFIG_ENV),
 	};
 	_cleanup_free_ char *runtime_path = NULL;
 	const char *runtime_name = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	/* A fixed hash seed spares jansson reading /dev/urandom; our input is root's specs
 	 * and the engine's config, not adversarial keys. */
 	json_object_seed(0x9e3779b9u);
 	json_arena_install();
+	cli_init("cdi-runtime");
 
 	if (runc_cmdline_parse(argc, argv, &rt.cl, &err) < 0) {
-		usage_error(&err);
+		int code = cli_usage_error("%s", cdi_error_message(&err));
+
 		cdi_error_reset(&err);
-		return EXIT_USAGE;
+		return code;
 	}
 	if (rt.cl.help) {
 		fputs(usage_text, stdout);
-		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_PROBLEM;
+		return 0; /* stdout is checked at exit */
 	}
 	if (rt.cl.debug)
 		rt.level = RUNTIME_LOG_DEBUG;
@@ -317,28 +306,31 @@ int main(int argc, char **argv)
 					  &err) < 0) {
 		say_problems(&rt, RUNTIME_LOG_ERROR, &err, "");
 		cdi_error_reset(&err);
-		return EXIT_PROBLEM;
+		return CLI_EXIT_PROBLEM;
 	}
 	if (!rt.cl.debug)
 		rt.level = rt.set.log_level;
 	rt.chatty = rt.cl.debug || strcmp(rt.set.log_level_from, "default") != 0;
 
 	if (rt.cl.version) {
-		char *version_argv[] = {(char *)runtime_name, "--version", NULL};
+		char *version_argv[] = { (char *)runtime_name, "--version", NULL };
 
-		puts(PROG " (cdikit) " CDIKIT_VERSION);
-		if (fflush(stdout) != 0)
-			return EXIT_PROBLEM;
+		/* Ours first, then the runtime's on the same stdout (not closed: it is theirs). */
+		cli_print_version();
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_error("write error on standard output: %s", strerror(errno));
+			return CLI_EXIT_PROBLEM;
+		}
 		execv(runtime_path, version_argv);
 		say(&rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", runtime_path, strerror(errno));
-		return EXIT_PROBLEM;
+		return CLI_EXIT_PROBLEM;
 	}
 	if (rt.cl.edit && edit_bundle(&rt) < 0)
-		return EXIT_PROBLEM;
+		return CLI_EXIT_PROBLEM;
 
 	/* Passthrough: exit status, stdio and signals are the runtime's, as it replaces us. */
 	rt.cl.argv[0] = (char *)runtime_name;
 	execv(runtime_path, rt.cl.argv);
 	say(&rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", runtime_path, strerror(errno));
-	return EXIT_PROBLEM;
+	return CLI_EXIT_PROBLEM;
 }

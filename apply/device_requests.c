@@ -56,7 +56,7 @@ void device_requests_done(struct device_requests *r)
 	if (!r)
 		return;
 	cdi_strv_free(r->devices);
-	*r = (struct device_requests){0};
+	*r = (struct device_requests){ 0 };
 }
 
 static int none_request(struct device_requests *r)
@@ -70,7 +70,7 @@ static int none_request(struct device_requests *r)
 
 int device_requests_take(json_t *oci, struct device_requests *ret, struct cdi_error *err)
 {
-	struct device_requests r = {0};
+	struct device_requests r = { 0 };
 	const char *env;
 	int code;
 

@@ -17,7 +17,7 @@
 #include "problem.h"
 
 static const char *const capability_names[] = {
-    "utility", "compute", "video", "graphics", "display", "ngx",
+	"utility", "compute", "video", "graphics", "display", "ngx",
 };
 
 /* One parse: the file name and a field path buffer for messages. */
@@ -170,9 +170,9 @@ static int check_capabilities(struct facts_parser *p, const json_t *caps)
 				break;
 		if (!s || i == ELEMENTSOF(capability_names) || (s[len] && strcmp(s + len, "/32")))
 			return bad(
-			    p, "capabilities",
-			    "\"%s\": not one of utility, compute, video, graphics, display, ngx (with /32 for a 32-bit file)",
-			    path);
+				p, "capabilities",
+				"\"%s\": not one of utility, compute, video, graphics, display, ngx (with /32 for a 32-bit file)",
+				path);
 	}
 	return 0;
 }
@@ -248,7 +248,7 @@ void cdi_facts_free(struct cdi_facts *f)
 int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_facts **ret,
 		    struct cdi_error *err)
 {
-	struct facts_parser p = {.name = name, .err = err};
+	struct facts_parser p = { .name = name, .err = err };
 	struct cdi_facts *f;
 	json_error_t jerr;
 	int r;

@@ -11,32 +11,29 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef CDIKIT_VERSION
-#define CDIKIT_VERSION "0.1.0"
-#endif
+#include "cli.h"
 
 #define PROG "nvidia-container-runtime-hook"
 
 static const char help_text[] =
-    "Usage: " PROG " prestart\n"
-    "cdikit's stand-in for NVIDIA's hook: it lets dockerd offer --gpus and fails any\n"
-    "container it runs in. GPUs reach containers through cdi-runtime, which removes\n"
-    "this hook from the config before runc sees it.\n";
+	"Usage: " PROG " prestart\n"
+	"cdikit's stand-in for NVIDIA's hook: it lets dockerd offer --gpus and fails any\n"
+	"container it runs in. GPUs reach containers through cdi-runtime, which removes\n"
+	"this hook from the config before runc sees it.\n";
 
 /* One line: runc shows it in "error running hook", which docker run prints. */
-static const char refusal[] = PROG
-    ": docker run --gpus needs --runtime=cdikit (or cdi-runtime as Docker's default runtime); cdikit gives containers GPUs through cdi-runtime, not through this hook\n";
+static const char refusal[] =
+	"docker run --gpus needs --runtime=cdikit (or cdi-runtime as Docker's default runtime); cdikit gives containers GPUs through cdi-runtime, not through this hook";
 
 int main(int argc, char **argv)
 {
+	cli_init(PROG);
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		fputs(help_text, stdout);
-		return fflush(stdout) == 0 ? 0 : 1;
+		return 0; /* stdout is checked at exit */
 	}
-	if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-		puts(PROG " (cdikit) " CDIKIT_VERSION);
-		return fflush(stdout) == 0 ? 0 : 1;
-	}
-	fputs(refusal, stderr);
-	return 1;
+	if (argc > 1 && strcmp(argv[1], "--version") == 0)
+		return cli_print_version();
+	cli_error("%s", refusal);
+	return CLI_EXIT_PROBLEM;
 }

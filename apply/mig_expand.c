@@ -12,45 +12,33 @@
 #include <cdi/annotations.h>
 #include <cdi/spec.h>
 
+#include "array.h"
 #include "facts.h"
 #include "macro.h"
 #include "mig_expand.h"
 #include "problem.h"
 #include "strmap.h"
+#include "strv.h"
 #include "visible_devices.h"
 
 #define KIND_PREFIX CDI_VISIBLE_DEVICES_KIND "="
 
 /* The new request list, without repeats. */
 struct request_list {
-	char **v;
-	size_t n, cap;
-	struct cdi_strmap seen;
+	struct strv_builder b;
+	struct cdi_strmap seen; /* keys are the builder's strings */
 };
 
 static int list_add(struct request_list *l, const char *name)
 {
-	char *copy;
+	const char *copy;
 
 	if (cdi_strmap_get(&l->seen, name, strlen(name)))
 		return 0;
-	if (l->n + 1 >= l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 16;
-		char **grown = realloc(l->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		l->v = grown;
-		l->cap = cap;
-	}
-	copy = strdup(name);
-	if (!copy || cdi_strmap_put(&l->seen, copy, strlen(copy), l->n) < 0) {
-		free(copy);
+	if (strv_builder_add(&l->b, name) < 0)
 		return -ENOMEM;
-	}
-	l->v[l->n++] = copy;
-	l->v[l->n] = NULL;
-	return 0;
+	copy = l->b.v[l->b.n - 1];
+	return cdi_strmap_put(&l->seen, copy, strlen(copy), l->b.n - 1);
 }
 
 static bool all_digits(const char *s)
@@ -90,16 +78,9 @@ static int expand_index(const cdi_registry *reg, const char *index, struct reque
 	for (; *devs; devs++) {
 		if (strncmp(*devs, prefix, plen) != 0 || !all_digits(*devs + plen))
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct mig_name *grown = realloc(found, ncap * sizeof(*grown));
-
-			if (!grown)
-				return -ENOMEM;
-			found = grown;
-			cap = ncap;
-		}
-		found[n++] = (struct mig_name){*devs, strtoul(*devs + plen, NULL, 10)};
+		if (ARRAY_RESERVE(found, cap, n + 1) < 0)
+			return -ENOMEM;
+		found[n++] = (struct mig_name){ *devs, strtoul(*devs + plen, NULL, 10) };
 	}
 	if (n > 1)
 		qsort(found, n, sizeof(*found), cmp_mig_name);
@@ -185,14 +166,15 @@ static int expand_uuid(const cdi_registry *reg, const char *uuid, struct facts_c
 
 int mig_expand(const cdi_registry *reg, struct device_requests *r, struct cdi_error *err)
 {
-	struct facts_cache facts __attribute__((cleanup(facts_cache_free))) = {0};
-	struct request_list l = {0};
-	size_t plen = strlen(KIND_PREFIX);
+	struct facts_cache facts __attribute__((cleanup(facts_cache_free))) = { 0 };
+	struct request_list l = { 0 };
+	size_t plen = strlen(KIND_PREFIX), n;
+	char **devices;
 	int code = 0;
 
 	for (size_t i = 0; i < r->n && code == 0; i++) {
 		const char *dev = r->devices[i], *id = dev + plen;
-		size_t before = l.n;
+		size_t before = l.b.n;
 
 		if (r->source == DEVICE_REQUEST_ENV && strncmp(dev, KIND_PREFIX, plen) == 0 &&
 		    !cdi_registry_lookup(reg, dev, NULL)) {
@@ -202,7 +184,7 @@ int mig_expand(const cdi_registry *reg, struct device_requests *r, struct cdi_er
 				code = expand_uuid(reg, id, &facts, &l, err);
 			if (code < 0)
 				break;
-			if (l.n > before)
+			if (l.b.n > before)
 				continue;
 		}
 		/* Resolvable, not a MIG GPU, or not ours to expand: as asked. */
@@ -211,18 +193,16 @@ int mig_expand(const cdi_registry *reg, struct device_requests *r, struct cdi_er
 	}
 	if (code == -ENOMEM)
 		cdi_fail(err, code, "out of memory");
+	cdi_strmap_free(&l.seen);
 	if (code < 0) {
-		for (size_t i = 0; i < l.n; i++)
-			free(l.v[i]);
-		free(l.v);
-		cdi_strmap_free(&l.seen);
+		strv_builder_clear(&l.b);
 		return code;
 	}
-	cdi_strmap_free(&l.seen);
-	if (!l.v && !(l.v = calloc(1, sizeof(*l.v))))
+	devices = strv_builder_steal(&l.b, &n);
+	if (!devices)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	cdi_strv_free(r->devices);
-	r->devices = l.v;
-	r->n = l.n;
+	r->devices = devices;
+	r->n = n;
 	return 0;
 }

@@ -20,23 +20,23 @@ struct flag_def {
 
 /* runc --help, GLOBAL OPTIONS. */
 static const struct flag_def runc_global_flags[] = {
-    {"debug", false},	{"log", true},	 {"log-format", true},
-    {"root", true},	{"criu", true},	 {"systemd-cgroup", false},
-    {"rootless", true}, {"help", false}, {"h", false},
-    {"version", false}, {"v", false},
+	{ "debug", false },   { "log", true },	 { "log-format", true },
+	{ "root", true },     { "criu", true },	 { "systemd-cgroup", false },
+	{ "rootless", true }, { "help", false }, { "h", false },
+	{ "version", false }, { "v", false },
 };
 
 /* runc create --help; run adds its own below. */
 static const struct flag_def runc_create_flags[] = {
-    {"bundle", true},	    {"b", true},	 {"console-socket", true},
-    {"pid-file", true},	    {"no-pivot", false}, {"no-new-keyring", false},
-    {"preserve-fds", true},
+	{ "bundle", true },	  { "b", true },	 { "console-socket", true },
+	{ "pid-file", true },	  { "no-pivot", false }, { "no-new-keyring", false },
+	{ "preserve-fds", true },
 };
 static const struct flag_def runc_run_flags[] = {
-    {"detach", false},
-    {"d", false},
-    {"keep", false},
-    {"no-subreaper", false},
+	{ "detach", false },
+	{ "d", false },
+	{ "keep", false },
+	{ "no-subreaper", false },
 };
 
 /* A flag argument split into name and inline value; false for a non-flag. */
@@ -55,9 +55,9 @@ static bool split_flag(const char *arg, struct flag_arg *f)
 	arg += arg[1] == '-' ? 2 : 1;
 	eq = strchr(arg, '=');
 	*f = (struct flag_arg){
-	    .name = arg,
-	    .name_len = eq ? (size_t)(eq - arg) : strlen(arg),
-	    .value = eq ? eq + 1 : NULL,
+		.name = arg,
+		.name_len = eq ? (size_t)(eq - arg) : strlen(arg),
+		.value = eq ? eq + 1 : NULL,
 	};
 	return true;
 }
@@ -79,7 +79,7 @@ static const struct flag_def *find_flag(const struct flag_def *defs, size_t n,
 /* Go's strconv.ParseBool false spellings; a boolean flag given =false is off. */
 static bool bool_value(const char *v)
 {
-	static const char *const no[] = {"0", "f", "F", "false", "FALSE", "False"};
+	static const char *const no[] = { "0", "f", "F", "false", "FALSE", "False" };
 
 	if (!v)
 		return true;
@@ -139,7 +139,7 @@ static void parse_create(struct runc_cmdline *c, const char *command, char **arg
 /* One of our own options at argv[*i]: 1 taken (with its value), 0 not ours, <0 error. */
 static int own_option(struct runc_cmdline *c, int argc, char **argv, int *i, struct cdi_error *err)
 {
-	static const char *const names[] = {"cdi-spec-dir", "cdi-runtime"};
+	static const char *const names[] = { "cdi-spec-dir", "cdi-runtime" };
 	const char *arg = argv[*i], *value;
 	struct flag_arg f;
 	size_t which;
@@ -204,7 +204,7 @@ static int global_flag(struct runc_cmdline *c, int argc, char **argv, int *i, st
 
 int runc_cmdline_parse(int argc, char **argv, struct runc_cmdline *ret, struct cdi_error *err)
 {
-	struct runc_cmdline c = {0};
+	struct runc_cmdline c = { 0 };
 	int i, r;
 
 	c.argv = calloc(argc + 1, sizeof(*c.argv));
@@ -250,5 +250,5 @@ void runc_cmdline_done(struct runc_cmdline *c)
 		return;
 	free(c->argv);
 	free(c->spec_dirs);
-	*c = (struct runc_cmdline){0};
+	*c = (struct runc_cmdline){ 0 };
 }

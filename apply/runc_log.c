@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "runc_log.h"
-#include "utf8.h"
+#include "utf8_seq.h"
 
 /* Each byte of msg can become at most 6 (\u00XX); the rest of the line is short. */
 static size_t worst_case(const char *msg)
@@ -24,7 +24,7 @@ static char *put_json_string(char *o, const char *msg)
 
 	*o++ = '"';
 	while (*s) {
-		size_t n = utf8_valid_len(s);
+		size_t n = utf8_sequence_at((const char *)s, strnlen((const char *)s, 4));
 
 		if (n == 0) {
 			o += sprintf(o, "\\ufffd");
@@ -79,7 +79,7 @@ static char *put_text_value(char *o, const char *msg)
 	}
 	*o++ = '"';
 	while (*s) {
-		size_t n = utf8_valid_len(s);
+		size_t n = utf8_sequence_at((const char *)s, strnlen((const char *)s, 4));
 		const char *e = *s ? strchr(esc_from, *s) : NULL;
 
 		if (n > 1) {

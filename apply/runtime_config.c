@@ -22,19 +22,13 @@
 #include "macro.h"
 #include "problem.h"
 #include "runtime_config.h"
+#include "strv.h"
 
-static const char *const level_names[] = {"error", "warning", "info", "debug"};
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
 
 const char *runtime_log_level_name(enum runtime_log_level level)
 {
 	return (size_t)level < ELEMENTSOF(level_names) ? level_names[level] : "?";
-}
-
-static void strv_free_n(char **v, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(v[i]);
-	free(v);
 }
 
 void runtime_settings_done(struct runtime_settings *s)
@@ -44,52 +38,54 @@ void runtime_settings_done(struct runtime_settings *s)
 	strv_free_n(s->spec_dirs, s->n_spec_dirs);
 	free(s->runtime);
 	free(s->config_path);
-	*s = (struct runtime_settings){0};
+	*s = (struct runtime_settings){ 0 };
+}
+
+/* Replace *ret with a builder's vector (NULL when it is empty). */
+static int take_dirs(struct strv_builder *b, char ***ret, size_t *ret_n)
+{
+	size_t n;
+	char **v = strv_builder_steal(b, &n);
+
+	if (!v)
+		return -ENOMEM;
+	strv_free_n(*ret, *ret_n);
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
 }
 
 /* Split a colon-separated list (empty items skipped) into *ret, replacing what was there. */
 static int set_dir_list(const char *list, char ***ret, size_t *ret_n)
 {
-	size_t n = 0, cap = 1;
-	char **v;
+	struct strv_builder b = { 0 };
 
-	for (const char *p = list; *p; p++)
-		cap += *p == ':';
-	v = calloc(cap, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
 	for (const char *p = list; *p;) {
 		size_t len = strcspn(p, ":");
 
-		if (len > 0 && !(v[n++] = strndup(p, len))) {
-			strv_free_n(v, n - 1);
+		if (len > 0 && strv_builder_addn(&b, p, len) < 0) {
+			strv_builder_clear(&b);
 			return -ENOMEM;
 		}
 		p += len + (p[len] == ':');
 	}
-	strv_free_n(*ret, *ret_n);
-	*ret = n ? v : NULL;
-	*ret_n = n;
-	if (!n)
-		free(v);
-	return 0;
+	return take_dirs(&b, ret, ret_n);
 }
 
 static int set_dirs_from_argv(const char *const *dirs, size_t n, char ***ret, size_t *ret_n)
 {
-	char **v = calloc(n, sizeof(*v));
+	struct strv_builder b = { 0 };
 
-	if (!v)
-		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
-		if (!(v[i] = strdup(dirs[i]))) {
-			strv_free_n(v, i);
+		if (strv_builder_add(&b, dirs[i]) < 0) {
+			strv_builder_clear(&b);
 			return -ENOMEM;
 		}
-	strv_free_n(*ret, *ret_n);
-	*ret = v;
-	*ret_n = n;
-	return 0;
+	return take_dirs(&b, ret, ret_n);
 }
 
 static int set_string(char **field, const char *value)
@@ -127,8 +123,8 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 				break;
 		if (i == ELEMENTSOF(level_names))
 			return cdi_problem_add(
-			    err, -EINVAL, label, line, 0, NULL,
-			    "log-level: \"%s\" is none of error, warning, info, debug", value);
+				err, -EINVAL, label, line, 0, NULL,
+				"log-level: \"%s\" is none of error, warning, info, debug", value);
 		s->log_level = (enum runtime_log_level)i;
 		s->log_level_from = from;
 		return 0;
@@ -203,9 +199,9 @@ int runtime_config_parse(const char *label, const char *buf, size_t len, struct 
 		r = config_value(eq + 1, eol, &v);
 		if (r == -EINVAL)
 			return cdi_problem_add(
-			    err, r, label, line, 0, NULL,
-			    "%s: a quoted value must end with '\"' (and only a comment may follow)",
-			    k);
+				err, r, label, line, 0, NULL,
+				"%s: a quoted value must end with '\"' (and only a comment may follow)",
+				k);
 		if (r < 0)
 			return cdi_fail(err, r, "out of memory");
 		r = config_set(s, label, line, k, v, err);
@@ -238,10 +234,10 @@ int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_s
 			     struct cdi_error *err)
 {
 	struct runtime_settings s = {
-	    .log_level = RUNTIME_LOG_INFO,
-	    .spec_dirs_from = "default",
-	    .runtime_from = "default",
-	    .log_level_from = "default",
+		.log_level = RUNTIME_LOG_INFO,
+		.spec_dirs_from = "default",
+		.runtime_from = "default",
+		.log_level_from = "default",
 	};
 	bool env_config = o->env_config && *o->env_config;
 	int r;
@@ -312,10 +308,10 @@ static int search_path(const char *name, const char *path_env, char **ret)
 int runtime_settings_find_runtime(const struct runtime_settings *s, const char *path_env,
 				  char **ret_path, const char **ret_name, struct cdi_error *err)
 {
-	static const char *const defaults[] = {"runc", "crun"};
+	static const char *const defaults[] = { "runc", "crun" };
 	const char *path = path_env && *path_env
-			       ? path_env
-			       : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+				   ? path_env
+				   : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 	struct stat st;
 	int r;
 
@@ -343,7 +339,7 @@ int runtime_settings_find_runtime(const struct runtime_settings *s, const char *
 		return cdi_fail(err, -ENOENT, "runtime \"%s\" (from %s) is not on PATH", s->runtime,
 				s->runtime_from);
 	return cdi_fail(
-	    err, -ENOENT,
-	    "no low-level runtime: neither runc nor crun is on PATH (set runtime in " RUNTIME_CONFIG_DEFAULT
-	    ", " RUNTIME_RUNTIME_ENV " or --cdi-runtime)");
+		err, -ENOENT,
+		"no low-level runtime: neither runc nor crun is on PATH (set runtime in " RUNTIME_CONFIG_DEFAULT
+		", " RUNTIME_RUNTIME_ENV " or --cdi-runtime)");
 }

@@ -30,8 +30,8 @@ static void node(const char *path)
 	if (lstat(path, &st) < 0)
 		printf("node %s missing\n", path);
 	else
-		printf("node %s %c %u:%u\n", path, S_ISCHR(st.st_mode) ? 'c' : '?', major(st.st_rdev),
-		       minor(st.st_rdev));
+		printf("node %s %c %u:%u\n", path, S_ISCHR(st.st_mode) ? 'c' : '?',
+		       major(st.st_rdev), minor(st.st_rdev));
 }
 
 int main(int argc, char **argv)

@@ -18,7 +18,7 @@
 static struct runc_cmdline parse(const char *first, ...)
 {
 	static char *argv[MAX_ARGS];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct runc_cmdline c;
 	const char *a = first;
 	int argc = 1;
@@ -53,8 +53,8 @@ static void want_argv(const struct runc_cmdline *c, const char *first, ...)
 
 static void want_usage_error(const char *contains, const char *first, ...)
 {
-	char *argv[MAX_ARGS] = {"cdi-runtime"};
-	struct cdi_error err = {0};
+	char *argv[MAX_ARGS] = { "cdi-runtime" };
+	struct cdi_error err = { 0 };
 	struct runc_cmdline c;
 	const char *a = first;
 	int argc = 1;
@@ -74,9 +74,9 @@ static void want_usage_error(const char *contains, const char *first, ...)
 Test(cmdline, docker_create)
 {
 	struct runc_cmdline c =
-	    parse("--cdi-spec-dir", "/specs", "--root", "/run/docker/runtime-runc/moby", "--log",
-		  "/b/log.json", "--log-format", "json", "create", "--bundle", "/b", "--pid-file",
-		  "/b/init.pid", "0123abc", NULL);
+		parse("--cdi-spec-dir", "/specs", "--root", "/run/docker/runtime-runc/moby",
+		      "--log", "/b/log.json", "--log-format", "json", "create", "--bundle", "/b",
+		      "--pid-file", "/b/init.pid", "0123abc", NULL);
 
 	want_argv(&c, "--root", "/run/docker/runtime-runc/moby", "--log", "/b/log.json",
 		  "--log-format", "json", "create", "--bundle", "/b", "--pid-file", "/b/init.pid",
@@ -95,8 +95,8 @@ Test(cmdline, docker_create)
 Test(cmdline, own_options_in_every_form_and_place)
 {
 	struct runc_cmdline c =
-	    parse("--cdi-spec-dir=/a", "--debug", "--cdi-spec-dir", "/b",
-		  "--cdi-runtime=/usr/bin/crun", "--systemd-cgroup", "state", "x", NULL);
+		parse("--cdi-spec-dir=/a", "--debug", "--cdi-spec-dir", "/b",
+		      "--cdi-runtime=/usr/bin/crun", "--systemd-cgroup", "state", "x", NULL);
 
 	want_argv(&c, "--debug", "--systemd-cgroup", "state", "x", NULL);
 	cr_assert_eq(c.n_spec_dirs, 2);

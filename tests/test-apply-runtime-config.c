@@ -38,8 +38,8 @@ static char *write_file(const char *name, const char *text)
 
 static struct runtime_settings parse_ok(const char *text)
 {
-	struct runtime_settings s = {.log_level = RUNTIME_LOG_INFO};
-	struct cdi_error err = {0};
+	struct runtime_settings s = { .log_level = RUNTIME_LOG_INFO };
+	struct cdi_error err = { 0 };
 
 	cr_assert_eq(runtime_config_parse("runtime.conf", text, strlen(text), &s, &err), 0, "%s",
 		     cdi_error_message(&err));
@@ -48,8 +48,8 @@ static struct runtime_settings parse_ok(const char *text)
 
 static void parse_bad(const char *text, const char *message)
 {
-	struct runtime_settings s = {0};
-	struct cdi_error err = {0};
+	struct runtime_settings s = { 0 };
+	struct cdi_error err = { 0 };
 
 	cr_assert_lt(runtime_config_parse("runtime.conf", text, strlen(text), &s, &err), 0,
 		     "accepted: %s", text);
@@ -75,7 +75,7 @@ Test(rtconf, file_format)
 
 	/* Quoted values may hold '#'; CRLF lines work; the last of a key wins. */
 	s = parse_ok(
-	    "runtime = \"/opt/run#c/runc\" # c\r\nruntime = \"/opt/x\"\r\nlog-level=error");
+		"runtime = \"/opt/run#c/runc\" # c\r\nruntime = \"/opt/x\"\r\nlog-level=error");
 	cr_assert_str_eq(s.runtime, "/opt/x");
 	cr_assert_eq(s.log_level, RUNTIME_LOG_ERROR);
 	runtime_settings_done(&s);
@@ -89,11 +89,11 @@ Test(rtconf, file_errors_name_file_and_line)
 	parse_bad("log-level = verbose\n",
 		  "runtime.conf:1: log-level: \"verbose\" is none of error, warning, info, debug");
 	parse_bad(
-	    "runtime = \"crun\n",
-	    "runtime.conf:1: runtime: a quoted value must end with '\"' (and only a comment may follow)");
+		"runtime = \"crun\n",
+		"runtime.conf:1: runtime: a quoted value must end with '\"' (and only a comment may follow)");
 	parse_bad(
-	    "runtime = \"crun\" x\n",
-	    "runtime.conf:1: runtime: a quoted value must end with '\"' (and only a comment may follow)");
+		"runtime = \"crun\" x\n",
+		"runtime.conf:1: runtime: a quoted value must end with '\"' (and only a comment may follow)");
 	parse_bad("runtime =\n",
 		  "runtime.conf:1: runtime: empty (leave it out for runc, else crun)");
 }
@@ -101,7 +101,7 @@ Test(rtconf, file_errors_name_file_and_line)
 static struct runtime_settings resolve(const struct runtime_overrides *o)
 {
 	struct runtime_settings s;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	cr_assert_eq(runtime_settings_resolve(o, &s, &err), 0, "%s", cdi_error_message(&err));
 	return s;
@@ -111,8 +111,8 @@ Test(rtconf, precedence_flag_env_file_default)
 {
 	char *conf = write_file("rt.conf", "runtime = from-file\nspec-dirs = /file/a:/file/b\n"
 					   "log-level = warning\n");
-	const char *flag_dirs[] = {"/flag"};
-	struct runtime_overrides o = {.env_config = conf};
+	const char *flag_dirs[] = { "/flag" };
+	struct runtime_overrides o = { .env_config = conf };
 	struct runtime_settings s;
 
 	/* File over defaults. */
@@ -152,7 +152,9 @@ Test(rtconf, precedence_flag_env_file_default)
 	runtime_settings_done(&s);
 
 	/* Empty environment variables count as unset. */
-	o = (struct runtime_overrides){.env_config = conf, .env_runtime = "", .env_spec_dirs = ""};
+	o = (struct runtime_overrides){ .env_config = conf,
+					.env_runtime = "",
+					.env_spec_dirs = "" };
 	s = resolve(&o);
 	cr_assert_str_eq(s.runtime, "from-file");
 	cr_assert_str_eq(s.spec_dirs[0], "/file/a");
@@ -163,7 +165,7 @@ Test(rtconf, precedence_flag_env_file_default)
 Test(rtconf, defaults)
 {
 	char *conf = write_file("empty.conf", "# nothing set\n");
-	struct runtime_overrides o = {.env_config = conf};
+	struct runtime_overrides o = { .env_config = conf };
 	struct runtime_settings s = resolve(&o);
 
 	cr_assert_null(s.runtime, "runc, else crun, found later");
@@ -177,9 +179,9 @@ Test(rtconf, defaults)
 
 Test(rtconf, named_config_must_exist_and_be_sane)
 {
-	struct runtime_overrides o = {0};
+	struct runtime_overrides o = { 0 };
 	struct runtime_settings s;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char *path, *big;
 
 	cr_assert(asprintf(&path, "%s/missing.conf", dir) > 0);
@@ -217,9 +219,9 @@ static void make_exe(const char *rel)
 static void find(const char *runtime, const char *path_env, const char *want_path,
 		 const char *want_name)
 {
-	struct runtime_settings s = {.runtime = runtime ? strdup(runtime) : NULL,
-				     .runtime_from = "test"};
-	struct cdi_error err = {0};
+	struct runtime_settings s = { .runtime = runtime ? strdup(runtime) : NULL,
+				      .runtime_from = "test" };
+	struct cdi_error err = { 0 };
 	const char *name = NULL;
 	char *path = NULL;
 
@@ -234,8 +236,8 @@ static void find(const char *runtime, const char *path_env, const char *want_pat
 Test(rtconf, find_runtime)
 {
 	char *p1, *p2, *path_env, *want;
-	struct runtime_settings s = {.runtime_from = "test"};
-	struct cdi_error err = {0};
+	struct runtime_settings s = { .runtime_from = "test" };
+	struct cdi_error err = { 0 };
 	const char *name;
 	char *found;
 
@@ -263,15 +265,16 @@ Test(rtconf, find_runtime)
 	cr_assert_eq(runtime_settings_find_runtime(&s, "/nonexistent", &found, &name, &err),
 		     -ENOENT);
 	cr_assert_str_eq(
-	    cdi_error_message(&err),
-	    "no low-level runtime: neither runc nor crun is on PATH (set runtime in /etc/cdikit/runtime.conf, CDIKIT_RUNTIME or --cdi-runtime)");
+		cdi_error_message(&err),
+		"no low-level runtime: neither runc nor crun is on PATH (set runtime in /etc/cdikit/runtime.conf, CDIKIT_RUNTIME or --cdi-runtime)");
 	cdi_error_reset(&err);
 	s.runtime = strdup("youki");
 	cr_assert_eq(runtime_settings_find_runtime(&s, path_env, &found, &name, &err), -ENOENT);
 	cr_assert_str_eq(cdi_error_message(&err), "runtime \"youki\" (from test) is not on PATH");
 	cdi_error_reset(&err);
 	runtime_settings_done(&s);
-	s = (struct runtime_settings){.runtime = strdup("/nonexistent/runc"), .runtime_from = "x"};
+	s = (struct runtime_settings){ .runtime = strdup("/nonexistent/runc"),
+				       .runtime_from = "x" };
 	cr_assert_eq(runtime_settings_find_runtime(&s, path_env, &found, &name, &err), -ENOENT);
 	cr_assert_str_eq(cdi_error_message(&err),
 			 "runtime /nonexistent/runc (from x): not an executable file");

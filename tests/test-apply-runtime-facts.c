@@ -19,36 +19,36 @@
 
 /* FACTS.md's example, with the UUIDs of the simulated DGX (tests/simhost/README.md). */
 static const char example[] =
-    "{\n"
-    "  \"cdikitFacts\": 1,\n"
-    "  \"kind\": \"nvidia.com/gpu\",\n"
-    "  \"driver\": { \"version\": \"550.54.15\", \"cuda\": \"12.4\" },\n"
-    "  \"gpus\": [\n"
-    "    { \"index\": 0, \"minor\": 0, \"uuid\": \"GPU-54e67eb0-c6b5-d687-008a-2323a63630c7\",\n"
-    "      \"busId\": \"0000:07:00.0\", \"model\": \"NVIDIA A100-SXM4-40GB\", \"brand\": \"Unknown\",\n"
-    "      \"arch\": \"8.0\", \"mig\": false,\n"
-    "      \"devices\": [\"0\", \"GPU-54e67eb0-c6b5-d687-008a-2323a63630c7\", \"gpu0\"] },\n"
-    "    { \"index\": 2, \"minor\": 2, \"uuid\": \"GPU-7ad0c01a-caf1-bed9-cebc-0b21ab553c68\",\n"
-    "      \"busId\": \"0000:47:00.0\", \"model\": \"NVIDIA A100-SXM4-40GB\", \"brand\": \"Unknown\",\n"
-    "      \"arch\": \"8.0\", \"mig\": true, \"devices\": [],\n"
-    "      \"migDevices\": [\n"
-    "        { \"index\": \"2:0\", \"uuid\": \"MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\", \"gi\": 7, \"ci\": 0,\n"
-    "          \"devices\": [\"2:0\", \"MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\", \"mig2:0\"] } ] }\n"
-    "  ],\n"
-    "  \"capabilities\": {\n"
-    "    \"/usr/lib/x86_64-linux-gnu/libcuda.so.1\": \"compute\",\n"
-    "    \"/usr/lib/i386-linux-gnu/libcuda.so.1\": \"compute/32\",\n"
-    "    \"/usr/bin/nvidia-smi\": \"utility\",\n"
-    "    \"/dev/nvidia-uvm\": \"compute\",\n"
-    "    \"/dev/nvidia-modeset\": \"display\"\n"
-    "  },\n"
-    "  \"laterField\": {\"a newer generator\": \"may add fields\"}\n"
-    "}\n";
+	"{\n"
+	"  \"cdikitFacts\": 1,\n"
+	"  \"kind\": \"nvidia.com/gpu\",\n"
+	"  \"driver\": { \"version\": \"550.54.15\", \"cuda\": \"12.4\" },\n"
+	"  \"gpus\": [\n"
+	"    { \"index\": 0, \"minor\": 0, \"uuid\": \"GPU-54e67eb0-c6b5-d687-008a-2323a63630c7\",\n"
+	"      \"busId\": \"0000:07:00.0\", \"model\": \"NVIDIA A100-SXM4-40GB\", \"brand\": \"Unknown\",\n"
+	"      \"arch\": \"8.0\", \"mig\": false,\n"
+	"      \"devices\": [\"0\", \"GPU-54e67eb0-c6b5-d687-008a-2323a63630c7\", \"gpu0\"] },\n"
+	"    { \"index\": 2, \"minor\": 2, \"uuid\": \"GPU-7ad0c01a-caf1-bed9-cebc-0b21ab553c68\",\n"
+	"      \"busId\": \"0000:47:00.0\", \"model\": \"NVIDIA A100-SXM4-40GB\", \"brand\": \"Unknown\",\n"
+	"      \"arch\": \"8.0\", \"mig\": true, \"devices\": [],\n"
+	"      \"migDevices\": [\n"
+	"        { \"index\": \"2:0\", \"uuid\": \"MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\", \"gi\": 7, \"ci\": 0,\n"
+	"          \"devices\": [\"2:0\", \"MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\", \"mig2:0\"] } ] }\n"
+	"  ],\n"
+	"  \"capabilities\": {\n"
+	"    \"/usr/lib/x86_64-linux-gnu/libcuda.so.1\": \"compute\",\n"
+	"    \"/usr/lib/i386-linux-gnu/libcuda.so.1\": \"compute/32\",\n"
+	"    \"/usr/bin/nvidia-smi\": \"utility\",\n"
+	"    \"/dev/nvidia-uvm\": \"compute\",\n"
+	"    \"/dev/nvidia-modeset\": \"display\"\n"
+	"  },\n"
+	"  \"laterField\": {\"a newer generator\": \"may add fields\"}\n"
+	"}\n";
 
 static struct cdi_facts *parse(const char *text)
 {
 	struct cdi_facts *f = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	cr_assert_eq(cdi_facts_parse("nvidia.yaml.cdikit", text, strlen(text), &f, &err), 0, "%s",
 		     cdi_error_message(&err));
@@ -102,7 +102,7 @@ Test(facts, example_reads_back)
 Test(facts, minimal)
 {
 	struct cdi_facts *f =
-	    parse("{\"cdikitFacts\": 1, \"kind\": \"nvidia.com/gpu\", \"gpus\": []}");
+		parse("{\"cdikitFacts\": 1, \"kind\": \"nvidia.com/gpu\", \"gpus\": []}");
 
 	cr_assert_null(f->driver_version);
 	cr_assert_null(f->capabilities);
@@ -110,7 +110,7 @@ Test(facts, minimal)
 	cr_assert_eq(f->n_gpus, 0);
 	cdi_facts_free(f);
 	f = parse(
-	    "{\"cdikitFacts\": 1, \"kind\": \"k.com/c\", \"gpus\": [{\"index\": 3, \"uuid\": \"GPU-x\"}]}");
+		"{\"cdikitFacts\": 1, \"kind\": \"k.com/c\", \"gpus\": [{\"index\": 3, \"uuid\": \"GPU-x\"}]}");
 	cr_assert_eq(f->gpus[0].minor, -1);
 	cr_assert_null(f->gpus[0].model);
 	cr_assert_eq(f->gpus[0].n_devices, 0);
@@ -120,7 +120,7 @@ Test(facts, minimal)
 static void bad(const char *text, const char *want)
 {
 	struct cdi_facts *f = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	cr_assert_lt(cdi_facts_parse("f.cdikit", text, strlen(text), &f, &err), 0, "accepted %s",
 		     text);
@@ -162,7 +162,7 @@ Test(facts, files)
 {
 	char dir[] = "/tmp/cdikit-test-facts.XXXXXX", *spec, *path;
 	struct cdi_facts *f = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	FILE *out;
 
 	cr_assert_not_null(mkdtemp(dir));

@@ -29,9 +29,8 @@ static void line_is(bool json, enum runtime_log_level level, const char *msg, co
 
 Test(runc_log, json_like_runc)
 {
-	line_is(
-	    true, RUNTIME_LOG_ERROR, "container does not exist",
-	    "{\"level\":\"error\",\"msg\":\"container does not exist\",\"time\":\"2026-11-25T11:38:20Z\"}\n");
+	line_is(true, RUNTIME_LOG_ERROR, "container does not exist",
+		"{\"level\":\"error\",\"msg\":\"container does not exist\",\"time\":\"2026-11-25T11:38:20Z\"}\n");
 	line_is(true, RUNTIME_LOG_WARNING, "w",
 		"{\"level\":\"warning\",\"msg\":\"w\",\"time\":\"2026-11-25T11:38:20Z\"}\n");
 	line_is(true, RUNTIME_LOG_DEBUG, "d",
@@ -53,21 +52,19 @@ Test(runc_log, escaping_as_go)
 {
 	const char *msg = "q\"b\\s\n\t\x01\xc3\xa9\xff<>&\xe2\x80\xa8";
 
-	line_is(
-	    true, RUNTIME_LOG_ERROR, msg,
-	    "{\"level\":\"error\",\"msg\":\"q\\\"b\\\\s\\n\\t\\u0001\xc3\xa9\\ufffd\\u003c\\u003e\\u0026\\u2028\",\"time\":\"2026-11-25T11:38:20Z\"}\n");
-	line_is(
-	    false, RUNTIME_LOG_ERROR, "q\"b\\s\n\t\x01\xc3\xa9\xff<>&",
-	    "time=\"2026-11-25T11:38:20Z\" level=error msg=\"q\\\"b\\\\s\\n\\t\\x01\xc3\xa9\\xff<>&\"\n");
+	line_is(true, RUNTIME_LOG_ERROR, msg,
+		"{\"level\":\"error\",\"msg\":\"q\\\"b\\\\s\\n\\t\\u0001\xc3\xa9\\ufffd\\u003c\\u003e\\u0026\\u2028\",\"time\":\"2026-11-25T11:38:20Z\"}\n");
+	line_is(false, RUNTIME_LOG_ERROR, "q\"b\\s\n\t\x01\xc3\xa9\xff<>&",
+		"time=\"2026-11-25T11:38:20Z\" level=error msg=\"q\\\"b\\\\s\\n\\t\\x01\xc3\xa9\\xff<>&\"\n");
 }
 
 /* Whatever the bytes, the JSON line parses and gives back the message (valid UTF-8 kept). */
 Test(runc_log, json_always_parses)
 {
 	static const char *const msgs[] = {
-	    "unresolvable CDI devices nvidia.com/gpu=9 (searched /etc/cdi, /var/run/cdi)",
-	    "\xc0\xaf overlong, \xed\xa0\x80 surrogate, \xf4\x90\x80\x80 too high, \xe2\x82 cut",
-	    "\x7f del \x1f unit sep",
+		"unresolvable CDI devices nvidia.com/gpu=9 (searched /etc/cdi, /var/run/cdi)",
+		"\xc0\xaf overlong, \xed\xa0\x80 surrogate, \xf4\x90\x80\x80 too high, \xe2\x82 cut",
+		"\x7f del \x1f unit sep",
 	};
 
 	for (size_t i = 0; i < sizeof(msgs) / sizeof(msgs[0]); i++) {

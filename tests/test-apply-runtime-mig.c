@@ -26,28 +26,30 @@
 #define MIG20 "MIG-e8055dbf-d998-89d6-179d-90049a49fa6b"
 
 static const char spec[] =
-    "{\"cdiVersion\": \"0.5.0\", \"kind\": \"nvidia.com/gpu\",\n"
-    " \"containerEdits\": {\"env\": [\"SPEC=1\"]},\n"
-    " \"devices\": [\n"
-    "  {\"name\": \"0\", \"containerEdits\": {\"env\": [\"G0=1\"]}},\n"
-    "  {\"name\": \"" GPU0 "\", \"containerEdits\": {\"env\": [\"G0=1\"]}},\n"
-    "  {\"name\": \"2:0\", \"containerEdits\": {\"env\": [\"M20=1\"]}},\n"
-    "  {\"name\": \"2:1\", \"containerEdits\": {\"env\": [\"M21=1\"]}},\n"
-    "  {\"name\": \"2:2\", \"containerEdits\": {\"env\": [\"M22=1\"]}},\n"
-    "  {\"name\": \"2:10\", \"containerEdits\": {\"env\": [\"M210=1\"]}},\n"
-    "  {\"name\": \"" MIG20 "\", \"containerEdits\": {\"env\": [\"M20=1\"]}},\n"
-    "  {\"name\": \"none\", \"containerEdits\": {\"env\": [\"NONE=1\"]}},\n"
-    "  {\"name\": \"all\", \"containerEdits\": {\"env\": [\"ALL=1\"]}}]}\n";
+	"{\"cdiVersion\": \"0.5.0\", \"kind\": \"nvidia.com/gpu\",\n"
+	" \"containerEdits\": {\"env\": [\"SPEC=1\"]},\n"
+	" \"devices\": [\n"
+	"  {\"name\": \"0\", \"containerEdits\": {\"env\": [\"G0=1\"]}},\n"
+	"  {\"name\": \"" GPU0 "\", \"containerEdits\": {\"env\": [\"G0=1\"]}},\n"
+	"  {\"name\": \"2:0\", \"containerEdits\": {\"env\": [\"M20=1\"]}},\n"
+	"  {\"name\": \"2:1\", \"containerEdits\": {\"env\": [\"M21=1\"]}},\n"
+	"  {\"name\": \"2:2\", \"containerEdits\": {\"env\": [\"M22=1\"]}},\n"
+	"  {\"name\": \"2:10\", \"containerEdits\": {\"env\": [\"M210=1\"]}},\n"
+	"  {\"name\": \"" MIG20 "\", \"containerEdits\": {\"env\": [\"M20=1\"]}},\n"
+	"  {\"name\": \"none\", \"containerEdits\": {\"env\": [\"NONE=1\"]}},\n"
+	"  {\"name\": \"all\", \"containerEdits\": {\"env\": [\"ALL=1\"]}}]}\n";
 
 /* The MIG devices of GPU 2 by their first name that the spec has: 2:1 is known only as
  * mig2:1 (a strategy the spec was not generated with), so its second name is taken. */
 static const char facts[] =
-    "{\"cdikitFacts\": 1, \"kind\": \"nvidia.com/gpu\", \"gpus\": [\n"
-    " {\"index\": 0, \"uuid\": \"" GPU0 "\", \"mig\": false, \"devices\": [\"0\", \"" GPU0 "\"]},\n"
-    " {\"index\": 2, \"uuid\": \"" GPU2 "\", \"mig\": true, \"devices\": [], \"migDevices\": [\n"
-    "   {\"index\": \"2:0\", \"uuid\": \"" MIG20 "\", \"devices\": [\"" MIG20 "\", \"2:0\"]},\n"
-    "   {\"index\": \"2:1\", \"uuid\": \"MIG-b\", \"devices\": [\"mig2:1\", \"2:1\"]},\n"
-    "   {\"index\": \"2:10\", \"uuid\": \"MIG-c\", \"devices\": [\"2:10\"]}]}]}\n";
+	"{\"cdikitFacts\": 1, \"kind\": \"nvidia.com/gpu\", \"gpus\": [\n"
+	" {\"index\": 0, \"uuid\": \"" GPU0 "\", \"mig\": false, \"devices\": [\"0\", \"" GPU0
+	"\"]},\n"
+	" {\"index\": 2, \"uuid\": \"" GPU2
+	"\", \"mig\": true, \"devices\": [], \"migDevices\": [\n"
+	"   {\"index\": \"2:0\", \"uuid\": \"" MIG20 "\", \"devices\": [\"" MIG20 "\", \"2:0\"]},\n"
+	"   {\"index\": \"2:1\", \"uuid\": \"MIG-b\", \"devices\": [\"mig2:1\", \"2:1\"]},\n"
+	"   {\"index\": \"2:10\", \"uuid\": \"MIG-c\", \"devices\": [\"2:10\"]}]}]}\n";
 
 static char dir[] = "/tmp/cdikit-test-mig.XXXXXX";
 static cdi_registry *reg;
@@ -59,8 +61,8 @@ static void write_file(const char *name, const char *text)
 
 static void open_registry(void)
 {
-	const char *dirs[] = {dir};
-	struct cdi_error err = {0};
+	const char *dirs[] = { dir };
+	struct cdi_error err = { 0 };
 
 	cdi_registry_free(reg);
 	reg = NULL;
@@ -89,9 +91,9 @@ TestSuite(mig, .init = setup, .fini = teardown);
 /* Expand the comma-separated names from source; want: the result, NULL-terminated. */
 static void expand(enum device_request_source source, const char *names, ...)
 {
-	struct device_requests r = {.source = source};
+	struct device_requests r = { .source = source };
 	char *copy = strdup(names), *save = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	const char *want;
 	size_t cap = 16, i = 0;
 	va_list ap;
@@ -172,8 +174,8 @@ Test(mig, without_facts_a_uuid_stays)
 
 Test(mig, bad_facts_are_an_error_only_when_needed)
 {
-	struct device_requests r = {.source = DEVICE_REQUEST_ENV};
-	struct cdi_error err = {0};
+	struct device_requests r = { .source = DEVICE_REQUEST_ENV };
+	struct cdi_error err = { 0 };
 	char *want;
 
 	write_file("nvidia.json.cdikit", "{\"cdikitFacts\": 1, \"kind\": 7}");
@@ -194,8 +196,8 @@ Test(mig, bad_facts_are_an_error_only_when_needed)
 /* The expanded names inject: GPU 2's MIG devices, the spec's edits once. */
 Test(mig, expanded_requests_inject)
 {
-	struct device_requests r = {.source = DEVICE_REQUEST_ENV};
-	struct cdi_error err = {0};
+	struct device_requests r = { .source = DEVICE_REQUEST_ENV };
+	struct cdi_error err = { 0 };
 	json_t *oci = load("{'process': {'env': []}}"), *want;
 
 	r.devices = calloc(2, sizeof(*r.devices));

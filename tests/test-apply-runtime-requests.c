@@ -17,7 +17,7 @@
 static struct device_requests take(json_t *oci, enum device_request_source source, ...)
 {
 	struct device_requests r;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	const char *want;
 	size_t i = 0;
 	va_list ap;
@@ -67,9 +67,9 @@ Test(requests, visible_devices_values)
 	env_case("all", DEVICE_REQUEST_ENV, "nvidia.com/gpu=all", NULL);
 	env_case("2:0", DEVICE_REQUEST_ENV, "nvidia.com/gpu=2:0", NULL);
 	env_case(
-	    "GPU-54e67eb0-c6b5-d687-008a-2323a63630c7,MIG-e8055dbf-d998-89d6-179d-90049a49fa6b",
-	    DEVICE_REQUEST_ENV, "nvidia.com/gpu=GPU-54e67eb0-c6b5-d687-008a-2323a63630c7",
-	    "nvidia.com/gpu=MIG-e8055dbf-d998-89d6-179d-90049a49fa6b");
+		"GPU-54e67eb0-c6b5-d687-008a-2323a63630c7,MIG-e8055dbf-d998-89d6-179d-90049a49fa6b",
+		DEVICE_REQUEST_ENV, "nvidia.com/gpu=GPU-54e67eb0-c6b5-d687-008a-2323a63630c7",
+		"nvidia.com/gpu=MIG-e8055dbf-d998-89d6-179d-90049a49fa6b");
 	/* A qualified name passes as it is (unqualified ones mean nvidia.com/gpu). */
 	env_case("vendor.com/fpga=x,0", DEVICE_REQUEST_ENV, "vendor.com/fpga=x",
 		 "nvidia.com/gpu=0");
@@ -92,7 +92,7 @@ Test(requests, unset_and_last_assignment)
 	json_decref(oci);
 	/* The runtime reads env into a map: the last assignment counts. */
 	oci = load(
-	    "{'process': {'env': ['NVIDIA_VISIBLE_DEVICES=0', 'NVIDIA_VISIBLE_DEVICES=void']}}");
+		"{'process': {'env': ['NVIDIA_VISIBLE_DEVICES=0', 'NVIDIA_VISIBLE_DEVICES=void']}}");
 	r = take(oci, DEVICE_REQUEST_NONE, NULL);
 	device_requests_done(&r);
 	json_decref(oci);
@@ -111,7 +111,7 @@ Test(requests, annotations_win_over_the_environment)
 	json_decref(oci);
 	/* Annotations that name nothing leave the environment in charge. */
 	oci = load(
-	    "{'annotations': {'foo': 'bar'}, 'process': {'env': ['NVIDIA_VISIBLE_DEVICES=1']}}");
+		"{'annotations': {'foo': 'bar'}, 'process': {'env': ['NVIDIA_VISIBLE_DEVICES=1']}}");
 	r = take(oci, DEVICE_REQUEST_ENV, "nvidia.com/gpu=1", NULL);
 	device_requests_done(&r);
 	json_decref(oci);
@@ -119,12 +119,12 @@ Test(requests, annotations_win_over_the_environment)
 
 Test(requests, bad_annotation_is_an_error_and_changes_nothing)
 {
-	json_t *oci =
-	    load("{'annotations': {'cdi.k8s.io/x': 'not-qualified'},"
-		 " 'hooks': {'prestart': [{'path': '/usr/bin/nvidia-container-runtime-hook'}]}}");
+	json_t *oci = load(
+		"{'annotations': {'cdi.k8s.io/x': 'not-qualified'},"
+		" 'hooks': {'prestart': [{'path': '/usr/bin/nvidia-container-runtime-hook'}]}}");
 	json_t *before = json_deep_copy(oci);
 	struct device_requests r;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	cr_assert_eq(device_requests_take(oci, &r, &err), -EINVAL);
 	cr_assert_str_eq(cdi_error_message(&err), "invalid CDI device name \"not-qualified\"");
@@ -138,10 +138,10 @@ Test(requests, bad_annotation_is_an_error_and_changes_nothing)
 Test(requests, docker_gpus_hook_removed)
 {
 	json_t *oci = load(
-	    "{'process': {'env': ['NVIDIA_VISIBLE_DEVICES=1',"
-	    "  'NVIDIA_DRIVER_CAPABILITIES=compute,utility']},"
-	    " 'hooks': {'prestart': [{'path': '/usr/libexec/cdikit/nvidia-container-runtime-hook',"
-	    "  'args': ['/usr/libexec/cdikit/nvidia-container-runtime-hook', 'prestart']}]}}");
+		"{'process': {'env': ['NVIDIA_VISIBLE_DEVICES=1',"
+		"  'NVIDIA_DRIVER_CAPABILITIES=compute,utility']},"
+		" 'hooks': {'prestart': [{'path': '/usr/libexec/cdikit/nvidia-container-runtime-hook',"
+		"  'args': ['/usr/libexec/cdikit/nvidia-container-runtime-hook', 'prestart']}]}}");
 	struct device_requests r = take(oci, DEVICE_REQUEST_ENV, "nvidia.com/gpu=1", NULL);
 
 	cr_assert_eq(r.n_legacy_hooks, 1);
@@ -167,13 +167,13 @@ Test(requests, hook_removed_when_nothing_is_asked)
 Test(requests, only_legacy_hooks_go)
 {
 	json_t *oci =
-	    load("{'hooks': {'prestart': ["
-		 "   {'path': '/usr/bin/nvidia-container-toolkit', 'args': ['x', 'prestart']},"
-		 "   {'path': '/usr/bin/other-hook'},"
-		 "   {'path': '/usr/bin/nvidia-container-runtime-hook'},"
-		 "   {'path': '/usr/bin/nvidia-container-runtime-hook-not'},"
-		 "   {'args': ['no path']}],"
-		 "  'poststop': [{'path': '/usr/bin/nvidia-container-runtime-hook'}]}}");
+		load("{'hooks': {'prestart': ["
+		     "   {'path': '/usr/bin/nvidia-container-toolkit', 'args': ['x', 'prestart']},"
+		     "   {'path': '/usr/bin/other-hook'},"
+		     "   {'path': '/usr/bin/nvidia-container-runtime-hook'},"
+		     "   {'path': '/usr/bin/nvidia-container-runtime-hook-not'},"
+		     "   {'args': ['no path']}],"
+		     "  'poststop': [{'path': '/usr/bin/nvidia-container-runtime-hook'}]}}");
 	struct device_requests r = take(oci, DEVICE_REQUEST_NONE, NULL);
 
 	cr_assert_eq(r.n_legacy_hooks, 2);
