@@ -207,7 +207,8 @@ rfc3339() {
 }
 check "unknown GPU: the log time is RFC 3339" rfc3339 "$tmp/bad.log"
 check "unknown GPU: config.json byte for byte" cmp -s "$tmp/b-bad/config.json" "$tmp/bad.orig"
-check "unknown GPU: no container" ! runc --root "$state" state "$id-bad" >/dev/null 2>&1
+no_container() { ! runc --root "$state" state "$1" >/dev/null 2>&1; }
+check "unknown GPU: no container" no_container "$id-bad"
 
 probe_bundle "$tmp/b-void" "$nodes" '.process.env += ["NVIDIA_VISIBLE_DEVICES=void"]'
 cp "$tmp/b-void/config.json" "$tmp/void.orig"
