@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the benchmarks (tests/bench/run, tests/bench/runtime). Needs $work and $B.
 # Budgets are ratios of commands measured side by side in one run: wall times by hyperfine
 # (medians), instruction counts by valgrind --tool=callgrind.

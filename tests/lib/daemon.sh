@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the suites that start a daemon of their own (dockerd, containerd).
 
 # leftovers_note PATH...: remember which of these do not exist yet; daemons create them outside

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the GPU end-to-end suites: a simulated DGX host with its CDI spec, a probe program
 # and a minimal glibc rootfs for runc bundles. Needs $B (build dir), $tmp and die().
 

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the shell suites: skip and die, and checks counted and printed TAP-style.
 
 skip() { echo "SKIP: $*"; exit 77; }
