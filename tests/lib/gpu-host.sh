@@ -2,6 +2,9 @@
 # Sourced by the GPU end-to-end suites: a simulated DGX host with its CDI spec, a probe program
 # and a minimal glibc rootfs for runc bundles. Needs $B (build dir), $tmp and die().
 
+# shellcheck source=rootfs.sh
+. tests/lib/rootfs.sh
+
 # gpu_host: $tmp/host (tests/simhost dgx-mig: 8 GPUs, MIG on GPUs 2 and 5), its spec written by
 # cdi-generate to $tmp/cdi/nvidia.yaml, and the facts file beside it (built from the host's NVML
 # mock configuration until cdi-generate writes it). Sets host, cdi. Skips (77) when the host
@@ -9,14 +12,11 @@
 gpu_host() {
 	host=$tmp/host
 	cdi=$tmp/cdi
-	tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$host" \
-		>/dev/null || die "make-host failed"
+	dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 	if [ -e "$host/.simhost-no-devnodes" ]; then
 		echo "SKIP: the simulated host has no real device nodes"
 		exit 77
 	fi
-	mkdir -p "$cdi"
-	"$B/cdi-generate" --root "$host" --output "$cdi/nvidia.yaml" || die "cdi-generate failed"
 	[ -e "$cdi/nvidia.yaml.cdikit" ] ||
 		gpu_facts "$host/usr/lib/x86_64-linux-gnu/mock-nvml.conf" >"$cdi/nvidia.yaml.cdikit" ||
 		die "cannot write the facts file"
@@ -59,18 +59,8 @@ gpu_probe() {
 # glibc_rootfs ROOTFS PROBE: a minimal Debian-layout glibc system (merged /usr, the loader and
 # libc, no ld.so.cache at all) with PROBE as /usr/bin/probe.
 glibc_rootfs() {
-	local rootfs=$1 multiarch l
-	mkdir -p "$rootfs"/usr/{bin,lib/x86_64-linux-gnu,lib64} "$rootfs"/{etc,dev,proc,sys,tmp,run}
-	ln -s usr/bin "$rootfs/bin"
-	ln -s usr/lib "$rootfs/lib"
-	ln -s usr/lib64 "$rootfs/lib64"
-	multiarch=$(dirname "$(readlink -f /lib64/ld-linux-x86-64.so.2)")
-	for l in ld-linux-x86-64.so.2 libc.so.6; do
-		cp -L "$multiarch/$l" "$rootfs/usr/lib/x86_64-linux-gnu/$l" || die "cannot copy $l"
-	done
-	ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$rootfs/usr/lib64/ld-linux-x86-64.so.2"
-	echo 12.0 >"$rootfs/etc/debian_version"
-	cp "$2" "$rootfs/usr/bin/probe"
+	make_debian_rootfs "$1" || die "cannot build the rootfs"
+	cp "$2" "$1/usr/bin/probe"
 }
 
 # gpu_setup: gpu_host, and $tmp/rootfs, a glibc rootfs with the probe, for runc bundles.
