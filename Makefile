@@ -19,7 +19,6 @@ PREFIX ?= /usr/local
 prefix ?= $(PREFIX)
 exec_prefix ?= $(prefix)
 bindir ?= $(exec_prefix)/bin
-libexecdir ?= $(exec_prefix)/libexec
 LIBDIR ?= $(exec_prefix)/lib
 libdir ?= $(LIBDIR)
 includedir ?= $(prefix)/include
@@ -90,7 +89,8 @@ TESTS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
 
 PROGRAMS := $(B)/cdi-apply $(if $(wildcard apply/cdi-runtime.c),$(B)/cdi-runtime) \
 	$(if $(wildcard generate/cdi-generate.c),$(B)/cdi-generate)
-# Not a command for users: it goes to $(libexecdir)/cdikit, for dockerd's PATH (docs/runtime.md).
+# Not a command for users: mk/install.mk puts it in $(libexecdir)/cdikit, for dockerd's PATH
+# (docs/runtime.md).
 LEGACY_HOOK := $(B)/nvidia-container-runtime-hook
 SHLIB := $(B)/libcdi.so.$(VERSION)
 
@@ -182,8 +182,6 @@ demo: all $(FIXTURES)
 install: all
 	$(INSTALL) -d $(DESTDIR)$(bindir) $(DESTDIR)$(libdir) $(DESTDIR)$(includedir)/cdi $(DESTDIR)$(pkgconfigdir)
 	$(INSTALL) -m 0755 $(PROGRAMS) $(DESTDIR)$(bindir)/
-	$(INSTALL) -d $(DESTDIR)$(libexecdir)/cdikit
-	$(INSTALL) -m 0755 $(LEGACY_HOOK) $(DESTDIR)$(libexecdir)/cdikit/
 	$(INSTALL) -m 0644 $(B)/libcdi.a $(DESTDIR)$(libdir)/
 	$(INSTALL) -m 0755 $(SHLIB) $(DESTDIR)$(libdir)/
 	ln -sf libcdi.so.$(VERSION) $(DESTDIR)$(libdir)/libcdi.so.$(SOVERSION)
@@ -194,8 +192,6 @@ install: all
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(bindir)/,$(notdir $(PROGRAMS)))
-	rm -f $(DESTDIR)$(libexecdir)/cdikit/$(notdir $(LEGACY_HOOK))
-	-rmdir $(DESTDIR)$(libexecdir)/cdikit 2>/dev/null
 	rm -f $(DESTDIR)$(libdir)/libcdi.a $(DESTDIR)$(libdir)/libcdi.so.$(VERSION) \
 		$(DESTDIR)$(libdir)/libcdi.so.$(SOVERSION) $(DESTDIR)$(libdir)/libcdi.so \
 		$(DESTDIR)$(pkgconfigdir)/libcdi.pc

@@ -267,7 +267,7 @@ static void runtime_done(struct runtime *rt)
 int main(int argc, char **argv)
 {
 	struct runtime rt __attribute__((cleanup(runtime_done))) = {
-		.level = RUNTIME_LOG_INFO,
+		.level = RUNTIME_LOG_WARNING,
 		.log_fd = -1,
 	};
 	struct runtime_overrides over = {

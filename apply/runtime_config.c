@@ -234,7 +234,7 @@ int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_s
 			     struct cdi_error *err)
 {
 	struct runtime_settings s = {
-		.log_level = RUNTIME_LOG_INFO,
+		.log_level = RUNTIME_LOG_WARNING,
 		.spec_dirs_from = "default",
 		.runtime_from = "default",
 		.log_level_from = "default",

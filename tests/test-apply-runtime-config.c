@@ -170,7 +170,7 @@ Test(rtconf, defaults)
 
 	cr_assert_null(s.runtime, "runc, else crun, found later");
 	cr_assert_null(s.spec_dirs, "the CDI defaults");
-	cr_assert_eq(s.log_level, RUNTIME_LOG_INFO);
+	cr_assert_eq(s.log_level, RUNTIME_LOG_WARNING);
 	cr_assert_str_eq(s.runtime_from, "default");
 	cr_assert_str_eq(s.log_level_from, "default");
 	runtime_settings_done(&s);
