@@ -141,7 +141,7 @@ same "state of no container" --root "$state" state nope-$$
 same "kill with a bad signal" --root "$state" kill "$id-pass" NOSUCHSIG
 same "unknown command" --root "$state" frobnicate
 same "command help" --root "$state" state --help
-same "ps" --root "$state" ps "$id-pass"
+same "ps (json: the table has a CPU column that moves)" --root "$state" ps --format json "$id-pass"
 same "delete of a created container" --root "$state" delete -f "$id-pass"
 same "state after delete" --root "$state" state "$id-pass"
 
