@@ -112,13 +112,12 @@ _printf_(3, 4) static void say(struct runtime *rt, enum runtime_log_level level,
 static void say_problems(struct runtime *rt, enum runtime_log_level level,
 			 const struct cdi_error *err, const char *context)
 {
-	for (size_t i = 0; err && i < err->n_problems; i++) {
-		const struct cdi_problem *p = &err->problems[i];
+	for (size_t i = 0; err && i < cdi_error_count(err); i++) {
+		const cdi_problem *p = cdi_error_problem(err, i);
+		const char *text = cdi_problem_text(p);
 
-		say(rt, level, "%s%s", p->file ? "" : context,
-		    p->text	 ? p->text
-		    : p->message ? p->message
-				 : "unknown problem");
+		say(rt, level, "%s%s", cdi_problem_file(p) ? "" : context,
+		    text ? text : "unknown problem");
 	}
 }
 

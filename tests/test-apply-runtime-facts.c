@@ -171,7 +171,7 @@ Test(facts, files)
 
 	/* Missing: -ENOENT and no problem. */
 	cr_assert_eq(cdi_facts_load_for_spec(spec, &f, &err), -ENOENT);
-	cr_assert_eq(err.n_problems, 0);
+	cr_assert_eq(cdi_error_count(&err), 0);
 
 	out = fopen(path, "w");
 	cr_assert_not_null(out);

@@ -67,7 +67,7 @@ static void open_registry(void)
 	cdi_registry_free(reg);
 	reg = NULL;
 	cr_assert_eq(cdi_registry_new(dirs, 1, 0, &reg, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(cdi_registry_errors(reg)->n_problems, 0, "%s",
+	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0, "%s",
 		     cdi_error_message(cdi_registry_errors(reg)));
 }
 
