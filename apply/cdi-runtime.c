@@ -22,6 +22,7 @@
 #include <cdi/cdi.h>
 
 #include "bundle_config.h"
+#include "bundle_ldcache.h"
 #include "cli.h"
 #include "device_requests.h"
 #include "json_arena.h"
@@ -127,16 +128,22 @@ static void registry_freep(cdi_registry **reg)
 }
 
 /*
- * Work on the bundle once the devices are in config.json and before it is written: the place
- * for steps that need the edited config and the bundle directory (such as giving the
- * container a linker cache that lists the injected libraries). None yet.
+ * Once the devices are in oci and before config.json is written: a linker cache in the image
+ * that lists the injected libraries first (the edits go into oci, so a failure here leaves
+ * config.json and the image's cache as they were). bundle is the directory of config.json;
+ * the rootfs is the config's root.path, relative to it.
  */
-static int bundle_post_inject(struct runtime *rt, int bundle_fd, json_t *oci)
+static int bundle_post_inject(struct runtime *rt, const char *bundle, json_t *oci)
 {
-	(void)rt;
-	(void)bundle_fd;
-	(void)oci;
-	return 0;
+	struct cdi_error err = CDI_ERROR_INIT;
+	int r;
+
+	r = cdi_bundle_ldcache(oci, bundle, NULL, &err);
+	if (r < 0) {
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, "linker cache: ");
+		cdi_error_reset(&err);
+	}
+	return r;
 }
 
 /* "NVIDIA_VISIBLE_DEVICES=0,1: " or "annotations: ", to say where a bad request came from. */
@@ -233,7 +240,7 @@ static int edit_bundle(struct runtime *rt)
 		if (r < 0)
 			return r;
 	}
-	r = bundle_post_inject(rt, dir_fd, oci);
+	r = bundle_post_inject(rt, bundle, oci);
 	if (r < 0)
 		return r;
 
