@@ -19,6 +19,7 @@
 #include "bundle_config.h"
 #include "io.h"
 #include "json_dump.h"
+#include "load.h"
 #include "macro.h"
 #include "oci_config.h"
 #include "problem.h"
@@ -46,58 +47,33 @@ static int open_parent(const char *path, const char **ret_base, struct cdi_error
 	return fd;
 }
 
-static int too_big(const char *label, size_t max, struct cdi_error *err)
+/* The problem for a read of label that failed with r (from cdi_open_regular_at, cdi_read_fd). */
+static int read_problem(const char *label, size_t max, int r, struct cdi_error *err)
 {
-	return cdi_problem_add(err, -EFBIG, label, 0, 0, NULL, "larger than %zu bytes", max);
+	switch (r) {
+	case -EFBIG:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "larger than %zu bytes", max);
+	case -ENOMEM:
+		return cdi_fail(err, r, "out of memory");
+	case -EISDIR:
+	case -EINVAL:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "not a regular file");
+	default:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "%s", strerror(-r));
+	}
 }
 
 int bundle_read_fd(int fd, const char *label, size_t max, char **ret_buf, size_t *ret_len,
 		   struct cdi_error *err)
 {
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
 	struct stat st;
+	size_t hint = 0;
+	int r;
 
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0)
-		cap = (size_t)st.st_size + 1;
-	if (cap > max + 1)
-		return too_big(label, max, err);
-	/* One byte more than the size, so the read that sees the end needs no growth. */
-	cap = cap ? cap : 16384;
-	buf = malloc(cap + 1);
-	if (!buf)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *grown;
-
-			if (cap > max)
-				return too_big(label, max, err);
-			cap *= 2;
-			grown = realloc(buf, cap + 1);
-			if (!grown)
-				return cdi_fail(err, -ENOMEM, "out of memory");
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return cdi_problem_add(err, negative_errno(), label, 0, 0, NULL, "%s",
-					       strerror(errno));
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	if (len > max)
-		return too_big(label, max, err);
-	buf[len] = '\0';
-	*ret_buf = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		hint = (size_t)st.st_size;
+	r = cdi_read_fd(fd, hint, max, ret_buf, ret_len);
+	return r < 0 ? read_problem(label, max, r, err) : 0;
 }
 
 int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, unsigned flags,
@@ -106,28 +82,23 @@ int read_regular_at(int dir_fd, const char *name, const char *label, size_t max,
 	bool nofollow = flags & READ_NOFOLLOW;
 	_cleanup_close_ int fd = -1;
 	struct stat st;
+	int r;
 
-	fd = openat(dir_fd, name,
-		    O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
-	if (fd < 0) {
-		if (errno == ENOENT && (flags & READ_MISSING_OK))
-			return -ENOENT;
-		if (errno == ELOOP && nofollow)
-			return cdi_problem_add(
-				err, -ELOOP, label, 0, 0, NULL,
-				"is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
-		return cdi_problem_add(err, negative_errno(), label, 0, 0, NULL, "%s",
-				       strerror(errno));
-	}
-	if (fstat(fd, &st) < 0)
-		return cdi_problem_add(err, negative_errno(), label, 0, 0, NULL, "%s",
-				       strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return cdi_problem_add(err, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, label, 0, 0,
-				       NULL, "not a regular file");
+	fd = cdi_open_regular_at(dir_fd, name, nofollow ? O_NOFOLLOW : 0, &st);
+	if (fd == -ENOENT && (flags & READ_MISSING_OK))
+		return -ENOENT;
+	if (fd == -ELOOP && nofollow)
+		return cdi_problem_add(
+			err, -ELOOP, label, 0, 0, NULL,
+			"is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
+	if (fd < 0)
+		return read_problem(label, max, fd, err);
+	r = cdi_read_fd(fd, (size_t)st.st_size, max, ret_buf, ret_len);
+	if (r < 0)
+		return read_problem(label, max, r, err);
 	if (ret_st)
 		*ret_st = st;
-	return bundle_read_fd(fd, label, max, ret_buf, ret_len, err);
+	return 0;
 }
 
 void bundle_config_done(struct bundle_config *c)

@@ -107,6 +107,21 @@ static struct runtime_settings resolve(const struct runtime_overrides *o)
 	return s;
 }
 
+/* The settings o resolves to: the first spec directory and where the list came from, the
+ * runtime; the level is the file's (only the file sets it). */
+static void resolves_to(const struct runtime_overrides *o, size_t n_dirs, const char *dir0,
+			const char *dirs_from, const char *runtime)
+{
+	struct runtime_settings s = resolve(o);
+
+	cr_assert_eq(s.n_spec_dirs, n_dirs);
+	cr_assert_str_eq(s.spec_dirs[0], dir0);
+	cr_assert_str_eq(s.spec_dirs_from, dirs_from);
+	cr_assert_str_eq(s.runtime, runtime);
+	cr_assert_eq(s.log_level, RUNTIME_LOG_WARNING);
+	runtime_settings_done(&s);
+}
+
 Test(rtconf, precedence_flag_env_file_default)
 {
 	char *conf = write_file("rt.conf", "runtime = from-file\nspec-dirs = /file/a:/file/b\n"
@@ -127,12 +142,7 @@ Test(rtconf, precedence_flag_env_file_default)
 
 	/* Environment over the file, each setting on its own. */
 	o.env_spec_dirs = "/env/a:/env/b:/env/c";
-	s = resolve(&o);
-	cr_assert_eq(s.n_spec_dirs, 3);
-	cr_assert_str_eq(s.spec_dirs[0], "/env/a");
-	cr_assert_str_eq(s.spec_dirs_from, "CDIKIT_SPEC_DIRS");
-	cr_assert_str_eq(s.runtime, "from-file");
-	runtime_settings_done(&s);
+	resolves_to(&o, 3, "/env/a", "CDIKIT_SPEC_DIRS", "from-file");
 	o.env_runtime = "from-env";
 	s = resolve(&o);
 	cr_assert_str_eq(s.runtime, "from-env");
@@ -143,13 +153,7 @@ Test(rtconf, precedence_flag_env_file_default)
 	o.spec_dirs = flag_dirs;
 	o.n_spec_dirs = 1;
 	o.runtime = "from-flag";
-	s = resolve(&o);
-	cr_assert_eq(s.n_spec_dirs, 1);
-	cr_assert_str_eq(s.spec_dirs[0], "/flag");
-	cr_assert_str_eq(s.spec_dirs_from, "--cdi-spec-dir");
-	cr_assert_str_eq(s.runtime, "from-flag");
-	cr_assert_eq(s.log_level, RUNTIME_LOG_WARNING, "only the file sets the level");
-	runtime_settings_done(&s);
+	resolves_to(&o, 1, "/flag", "--cdi-spec-dir", "from-flag");
 
 	/* Empty environment variables count as unset. */
 	o = (struct runtime_overrides){ .env_config = conf,

@@ -20,7 +20,4 @@ void assert_json_eq(const json_t *got, const json_t *want);
 /* Write text to DIR/NAME (the test fails if it cannot); the path, to free. */
 char *write_file_in(const char *dir, const char *name, const char *text);
 
-/* The whole file, NUL-terminated (the test fails if it cannot be read); to free. */
-char *read_file_all(const char *path, size_t *ret_len);
-
 #endif
