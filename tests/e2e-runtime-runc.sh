@@ -72,6 +72,8 @@ docker_gpus() { # VALUE -> jq filter
 
 # ---- cdi-runtime run: GPU 0 and MIG 2:0 ----
 probe_bundle "$tmp/b-run" "$nodes" "$(docker_gpus 0,2:0)"
+# Numbers jansson alone would change (RLIM_INFINITY, 0.1, 1e2) in a field runc ignores.
+sed -i '1s/^{/{"x-cdikit-numbers": [18446744073709551615, 0.1, 1e2],/' "$tmp/b-run/config.json"
 ids+=("$id-run")
 (cd "$tmp/b-run" && "$RT" --cdi-spec-dir "$cdi" --root "$state" run "$id-run") >"$tmp/run.out" 2>&1 </dev/null
 rc=$?
@@ -87,6 +89,8 @@ for absent in /dev/nvidia1 /dev/nvidia5 /dev/nvidia-caps/nvidia-cap391; do
 done
 check "run: the legacy hook is gone from config.json" \
 	[ "$(jq -c '.hooks // {}' "$tmp/b-run/config.json")" = '{}' ]
+check "run: numbers in config.json as written" \
+	grep -qF '"x-cdikit-numbers":[18446744073709551615,0.1,1e2]' <(tr -d ' \t\n' <"$tmp/b-run/config.json")
 runc --root "$state" delete -f "$id-run" >/dev/null 2>&1
 
 # ---- create, start, state, kill, delete: all through the shim ----
