@@ -25,21 +25,17 @@
 #include <cdi/cdi.h>
 
 #include "array.h"
-#include "cli.h"
+#include "bundle_config.h"
 #include "bundle_ldcache.h"
-#include "io.h"
+#include "cli.h"
 #include "json_arena.h"
-#include "json_dump.h"
 #include "macro.h"
-#include "oci_config.h"
 #include "problem.h"
 #include "strmap.h"
 #include "strv.h"
 #include "visible_devices.h"
 
 #define PROG "cdi-apply"
-/* A config.json is a few KiB (tens with an inline seccomp profile); this is far beyond. */
-#define CONFIG_MAX_BYTES (64u * 1024 * 1024)
 
 enum { EXIT_PROBLEM = CLI_EXIT_PROBLEM, EXIT_USAGE = CLI_EXIT_USAGE };
 
@@ -214,175 +210,6 @@ static void print_problems(const struct cdi_error *err, const char *prefix, cons
 	}
 }
 
-static int read_fd(int fd, const char *name, char **ret_buf, size_t *ret_len)
-{
-	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 0;
-	struct stat st;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= 0)
-		cap = (size_t)st.st_size + 1;
-	if (cap > CONFIG_MAX_BYTES + 1) {
-		fprintf(stderr, PROG ": %s: larger than %u bytes\n", name, CONFIG_MAX_BYTES);
-		return -EFBIG;
-	}
-	cap = cap ? cap : 16384;
-	buf = malloc(cap + 1);
-	if (!buf) {
-		fprintf(stderr, PROG ": out of memory\n");
-		return -ENOMEM;
-	}
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *grown;
-
-			if (cap > CONFIG_MAX_BYTES) {
-				fprintf(stderr, PROG ": %s: larger than %u bytes\n", name,
-					CONFIG_MAX_BYTES);
-				return -EFBIG;
-			}
-			cap *= 2;
-			grown = realloc(buf, cap + 1);
-			if (!grown) {
-				fprintf(stderr, PROG ": out of memory\n");
-				return -ENOMEM;
-			}
-			buf = grown;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			fprintf(stderr, PROG ": %s: %s\n", name, strerror(errno));
-			return -errno;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	buf[len] = '\0';
-	*ret_buf = TAKE_PTR(buf);
-	*ret_len = len;
-	return 0;
-}
-
-static int read_input(const char *path, char **ret_buf, size_t *ret_len, mode_t *ret_mode)
-{
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-
-	if (strcmp(path, "-") == 0)
-		return read_fd(STDIN_FILENO, "<stdin>", ret_buf, ret_len);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
-		return -errno;
-	}
-	if (ret_mode && fstat(fd, &st) == 0)
-		*ret_mode = st.st_mode & 07777;
-	return read_fd(fd, path, ret_buf, ret_len);
-}
-
-/* How the input was laid out, so the output diffs only where devices went in. */
-struct layout {
-	int indent;   /* 0: compact */
-	bool tabs;    /* indent with tabs (runc spec writes them) */
-	bool newline; /* ends with a newline */
-};
-
-static struct layout detect_layout(const char *buf, size_t len)
-{
-	struct layout l = { .newline = len > 0 && buf[len - 1] == '\n' };
-	const char *end = buf + len, *p = buf, *nl;
-	size_t spaces = 0;
-
-	/* The blanks that start the line after the opening brace are one level of indent. */
-	while (p < end && *p != '{')
-		p++;
-	nl = p < end ? memchr(p, '\n', end - p) : NULL;
-	if (!nl)
-		return l;
-	for (p = nl + 1; p < end && (*p == '\r' || *p == '\n'); p++)
-		;
-	if (p < end && *p == '\t') {
-		l.indent = 1;
-		l.tabs = true;
-		return l;
-	}
-	for (; p < end && *p == ' '; p++)
-		spaces++;
-	l.indent = spaces > 31 ? 31 : (int)spaces;
-	return l;
-}
-
-static char *dump_config(const json_t *oci, struct layout l, size_t *ret_len)
-{
-	size_t len;
-	char *out, *grown;
-
-	out = cdi_json_dump(oci, l.indent, l.tabs, &len);
-	if (!out)
-		return NULL;
-	if (l.newline) {
-		grown = realloc(out, len + 2);
-		if (!grown) {
-			free(out);
-			return NULL;
-		}
-		out = grown;
-		out[len++] = '\n';
-		out[len] = '\0';
-	}
-	*ret_len = len;
-	return out;
-}
-
-
-static int write_output(const char *path, const char *buf, size_t len, mode_t fallback_mode)
-{
-	_cleanup_free_ char *real = NULL;
-	struct cdi_error err = { 0 };
-	struct stat st;
-	int r;
-
-	if (strcmp(path, "-") == 0) {
-		r = cdi_write_all(STDOUT_FILENO, buf, len);
-		if (r < 0)
-			fprintf(stderr, PROG ": <stdout>: %s\n", strerror(-r));
-		return r;
-	}
-	if (stat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			/* /dev/null, a FIFO, a terminal: no rename over those. */
-			_cleanup_close_ int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-
-			r = fd < 0 ? -errno : cdi_write_all(fd, buf, len);
-			if (r < 0)
-				fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
-			return r;
-		}
-		fallback_mode = st.st_mode & 07777;
-		/* Replace the file a symlink points to, not the symlink. */
-		real = realpath(path, NULL);
-	}
-	r = cdi_write_file_atomic(real ? real : path, buf, len, fallback_mode, &err);
-	/* The new file is ours; give it back to the owner of the one it replaced (a bundle made
-	 * by a user and edited by root stays the user's). Best effort: only root may. */
-	if (r == 0 && real && (st.st_uid != geteuid() || st.st_gid != getegid()) &&
-	    chown(real, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-		fprintf(stderr, PROG ": %s: keeping the owner: %s\n", path, strerror(errno));
-	if (r < 0) {
-		if (cdi_error_count(&err))
-			print_problems(&err, "", NULL);
-		else
-			fprintf(stderr, PROG ": %s: %s\n", path, strerror(-r));
-	}
-	cdi_error_reset(&err);
-	return r;
-}
-
 static int cmd_validate(const struct args *a)
 {
 	int ret = 0;
@@ -397,8 +224,11 @@ static int cmd_validate(const struct args *a)
 			_cleanup_free_ char *buf = NULL;
 			size_t len;
 
-			r = read_fd(STDIN_FILENO, "<stdin>", &buf, &len);
+			r = bundle_read_fd(STDIN_FILENO, "<stdin>", CDI_SPEC_MAX_BYTES, &buf, &len,
+					   &err);
 			if (r < 0) {
+				cli_print_problems(&err, "");
+				cdi_error_reset(&err);
 				ret = EXIT_PROBLEM;
 				continue;
 			}
@@ -657,18 +487,18 @@ static int cmd_inject(const struct args *a)
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
 	_cleanup_strv_free_ char **from_ann = NULL, **from_env = NULL;
 	struct requests q __attribute__((cleanup(requests_done))) = { 0 };
-	_cleanup_free_ char *buf = NULL, *out = NULL;
+	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
+	_cleanup_free_ char *out = NULL;
 	_cleanup_json_ json_t *oci = NULL;
 	const char *config = a->config ? a->config : "config.json";
 	const char *output = a->output ? a->output : strcmp(config, "-") == 0 ? "-" : config;
 	const char *label = strcmp(config, "-") == 0 ? "<stdin>" : config;
 	struct cdi_error err = CDI_ERROR_INIT;
-	mode_t mode = 0644;
 	size_t len;
+	int r;
 
-	if (read_input(config, &buf, &len, &mode) < 0)
-		return EXIT_PROBLEM;
-	if (oci_config_parse(label, buf, len, &oci, &err) < 0) {
+	if (bundle_config_read(config, &cfg, &err) < 0 ||
+	    bundle_config_parse(&cfg, &oci, &err) < 0) {
 		cli_print_problems(&err, "");
 		cdi_error_reset(&err);
 		return EXIT_PROBLEM;
@@ -686,14 +516,18 @@ static int cmd_inject(const struct args *a)
 		cdi_error_reset(&err);
 		return EXIT_PROBLEM;
 	}
-	out = dump_config(oci, detect_layout(buf, len), &len);
+	out = config_dump(oci, config_layout_detect(cfg.buf, cfg.len), &len);
 	if (!out) {
 		cli_error("out of memory");
 		return EXIT_PROBLEM;
 	}
 	kept_at_exit.reg = TAKE_PTR(reg);
 	kept_at_exit.oci = TAKE_PTR(oci);
-	return write_output(output, out, len, mode) < 0 ? EXIT_PROBLEM : 0;
+	r = bundle_config_write(&cfg, output == config ? NULL : output, out, len, BUNDLE_WRITE_SYNC,
+				&err);
+	cli_print_problems(&err, "");
+	cdi_error_reset(&err);
+	return r < 0 ? EXIT_PROBLEM : 0;
 }
 
 int main(int argc, char **argv)

@@ -72,19 +72,43 @@ static inline __attribute__((always_inline)) void out_char(struct outbuf *o, cha
 		o->buf[o->len++] = c;
 }
 
-/* jansson's dump_indent: a newline and depth levels, or nothing (compact). */
+/* jansson's dump_indent: a newline and depth levels, or nothing (compact). Written 8 bytes
+ * at a time (room for the overshoot is reserved): a library memset per line costs more than
+ * the line. */
 static void out_indent(struct outbuf *o, unsigned indent, bool tab, unsigned depth)
 {
+	const uint64_t fill = UINT64_C(0x0101010101010101) * (tab ? '\t' : ' ');
 	size_t n = tab ? depth : (size_t)depth * indent;
+	char *d;
 
 	if (!indent)
 		return;
-	out_reserve(o, n + 1);
+	out_reserve(o, n + 1 + 8);
 	if (o->oom)
 		return;
-	o->buf[o->len++] = '\n';
-	memset(o->buf + o->len, tab ? '\t' : ' ', n);
-	o->len += n;
+	d = o->buf + o->len;
+	*d++ = '\n';
+	for (size_t k = 0; k < n; k += 8)
+		memcpy(d + k, &fill, 8);
+	o->len += n + 1;
+}
+
+/* memcpy for the short strings a config is made of, without a library call (the 8- and 4-byte
+ * copies compile to single loads and stores; overlapping ones cover the lengths between). */
+static inline __attribute__((always_inline)) void copy_short(char *d, const char *s, size_t n)
+{
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else {
+		for (size_t k = 0; k < n; k++)
+			d[k] = s[k];
+	}
 }
 
 /* Whether any of the 8 bytes at p is below 0x20, '"' or '\\' (bit tricks on a 64-bit word). */
@@ -99,15 +123,37 @@ static bool needs_escape8(const char *p)
 	return (((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b)) & highs;
 }
 
+/* The bytes jansson escapes: control characters, '"' and '\\'. */
+static const bool escaped_byte[256] = {
+	[0x00 ... 0x1f] = true,
+	['"'] = true,
+	['\\'] = true,
+};
+
 /* jansson's dump_string without flags: escape '"', '\\' and control characters only. */
 static void out_string(struct outbuf *o, const char *s, size_t len)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t start = 0;
+	size_t start = 0, i = 0;
 
+	/* Nearly every string (paths, options, names) has nothing to escape: find that out
+	 * first, then copy it whole. */
+	while (i + 8 <= len && !needs_escape8(s + i))
+		i += 8;
+	while (i < len && !escaped_byte[(unsigned char)s[i]])
+		i++;
 	out_reserve(o, len + 2);
+	if (i == len && !o->oom) {
+		char *d = o->buf + o->len;
+
+		d[0] = '"';
+		copy_short(d + 1, s, len);
+		d[len + 1] = '"';
+		o->len += len + 2;
+		return;
+	}
 	out_char(o, '"');
-	for (size_t i = 0; i < len; i++) {
+	for (i = 0; i < len; i++) {
 		unsigned char c;
 		char esc[6];
 		size_t n = 2;
@@ -202,14 +248,21 @@ static void out_number(struct outbuf *o, const json_t *j)
 {
 	const struct number_text *t = number_text(o, j);
 	char num[32], *r;
-	size_t n;
 
 	if (t) {
 		out_put(o, t->text, t->len);
 	} else if (json_is_integer(j)) {
-		n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT,
-				     json_integer_value(j));
-		out_put(o, num, n);
+		/* What "%lld" writes, without snprintf's format parsing (device numbers, ids). */
+		json_int_t v = json_integer_value(j);
+		uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+		char *p = num + sizeof(num);
+
+		do
+			*--p = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v < 0)
+			*--p = '-';
+		out_put(o, p, (size_t)(num + sizeof(num) - p));
 	} else {
 		/* Rare in a config; jansson's own formatting keeps the bytes identical. */
 		r = json_dumps(j, JSON_ENCODE_ANY);

@@ -10,7 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "io.h"
+#include "bundle_config.h"
 #include "macro.h"
 #include "problem.h"
 #include "rootfs.h"
@@ -84,36 +84,10 @@ int rootfs_open_dir(int root_fd, const char *path, int create)
 	return rootfs_open(root_fd, path, O_RDONLY | O_DIRECTORY);
 }
 
-/* A temp file beside name that nothing else picks up (a dot first, no .conf or .cache last). */
-static int open_temp(int dir_fd, const char *name, char **ret_name)
-{
-	static unsigned counter;
-
-	for (int i = 0; i < 64; i++) {
-		_cleanup_free_ char *tmp = NULL;
-		int fd;
-
-		if (asprintf(&tmp, ".%s.cdikit-%d-%u~", name, (int)getpid(), counter++) < 0)
-			return -ENOMEM;
-		fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0600);
-		if (fd >= 0) {
-			*ret_name = TAKE_PTR(tmp);
-			return fd;
-		}
-		if (errno != EEXIST)
-			return negative_errno();
-	}
-	return -EEXIST;
-}
-
 int rootfs_replace_file(int dir_fd, const char *name, const void *buf, size_t len, mode_t mode,
 			const char *label, struct cdi_error *err)
 {
-	_cleanup_free_ char *tmp = NULL;
-	_cleanup_close_ int fd = -1;
 	struct stat st;
-	const char *step;
 	int r;
 
 	/* The owner: that of the file replaced (not of a link's target), else the directory's. */
@@ -121,30 +95,8 @@ int rootfs_replace_file(int dir_fd, const char *name, const void *buf, size_t le
 		r = negative_errno();
 		return cdi_fail(err, r, "%s: cannot stat its directory: %s", label, strerror(-r));
 	}
-	fd = open_temp(dir_fd, name, &tmp);
-	if (fd < 0)
-		return cdi_fail(err, fd, "%s: cannot create a temporary file: %s", label,
-				strerror(-fd));
-	step = "cannot set its owner";
-	if (fchown(fd, st.st_uid, st.st_gid) < 0 && errno != EPERM)
-		goto fail;
-	step = "cannot set its mode";
-	if (fchmod(fd, mode & 07777) < 0)
-		goto fail;
-	step = "write error";
-	r = cdi_write_all(fd, buf, len);
-	if (r < 0) {
-		errno = -r;
-		goto fail;
-	}
+	st.st_mode = mode;
 	/* No fsync: this runs on every container start, for files of a container that does not
 	 * survive a crash of the machine anyway; rename alone keeps readers from a partial file. */
-	step = "cannot rename the temporary file over it";
-	if (renameat(dir_fd, tmp, dir_fd, name) < 0)
-		goto fail;
-	return 0;
-fail:
-	r = negative_errno();
-	(void)unlinkat(dir_fd, tmp, 0);
-	return cdi_fail(err, r, "%s: %s: %s", label, step, strerror(-r));
+	return bundle_replace_at(dir_fd, name, label, buf, len, &st, 0, err);
 }

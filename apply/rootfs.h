@@ -28,11 +28,12 @@ int rootfs_open(int root_fd, const char *path, int flags);
 int rootfs_open_dir(int root_fd, const char *path, int create);
 
 /*
- * Replace name in the directory dir_fd with len bytes of buf, atomically for readers (a temp
- * file in the same directory renamed over the old one, which may be a link: the link is
- * replaced, never followed; not synced, as the files are a container's). The new file gets mode and the owner of the file it replaces, or the
- * directory's owner when there was none: in the image, files belong to the image's users.
- * label names the file in problems. 0 or -errno (-EROFS on a read-only filesystem).
+ * Replace name in the directory dir_fd with len bytes of buf, atomically for readers, as
+ * bundle_replace_at() does (the old file may be a link: the link is replaced, never followed;
+ * not synced, as the files are a container's). The new file gets mode and the owner of the
+ * file it replaces, or the directory's owner when there was none: in the image, files belong
+ * to the image's users. label names the file in problems. 0 or -errno (-EROFS on a read-only
+ * filesystem).
  */
 int rootfs_replace_file(int dir_fd, const char *name, const void *buf, size_t len, mode_t mode,
 			const char *label, struct cdi_error *err);

@@ -92,8 +92,7 @@ done:
 	return 0;
 }
 
-int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,
-			struct cdi_error *err)
+const char *cdi_visible_devices_value(const json_t *oci)
 {
 	const json_t *env = json_object_get(json_object_get(oci, "process"), "env"), *v;
 	size_t len = strlen(CDI_VISIBLE_DEVICES_ENV), i;
@@ -106,5 +105,11 @@ int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,
 		if (s && strncmp(s, CDI_VISIBLE_DEVICES_ENV, len) == 0 && s[len] == '=')
 			value = s + len + 1;
 	}
-	return cdi_visible_devices_parse(value, ret_devices, ret_n, err);
+	return value;
+}
+
+int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,
+			struct cdi_error *err)
+{
+	return cdi_visible_devices_parse(cdi_visible_devices_value(oci), ret_devices, ret_n, err);
 }

@@ -23,6 +23,9 @@
 int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,
 			struct cdi_error *err);
 
+/* The value of the last NVIDIA_VISIBLE_DEVICES= in oci's process.env (borrowed), or NULL. */
+const char *cdi_visible_devices_value(const json_t *oci);
+
 /* The same for a value of the variable (NULL = unset). */
 int cdi_visible_devices_parse(const char *value, char ***ret_devices, size_t *ret_n,
 			      struct cdi_error *err);

@@ -128,15 +128,20 @@ if [ "$(id -u)" -eq 0 ]; then
 	check "owner and group of the replaced config kept" [ "$rc" -eq 0 -a "$(stat -c %u:%g "$work/owned.json")" = 12345:23456 ]
 fi
 
-# default config is ./config.json, through a symlink the link survives
-cp "$work/config.orig" "$work/real.json"
+# default config is ./config.json; a symlink in its place is refused (it may point anywhere)
 mkdir -p "$work/bundle"
+cp "$work/config.orig" "$work/bundle/config.json"
+(cd "$work/bundle" && "$APPLY" "${D[@]}" nvidia.com/gpu=0) >"$work/out" 2>"$work/err"
+rc=$?
+check "default --config ./config.json" [ "$rc" -eq 0 ] && grep -q 'GPU0=1' "$work/bundle/config.json"
+cp "$work/config.orig" "$work/real.json"
 ln -sf "$work/real.json" "$work/bundle/config.json"
 (cd "$work/bundle" && "$APPLY" "${D[@]}" nvidia.com/gpu=0) >"$work/out" 2>"$work/err"
 rc=$?
-check "default --config ./config.json" [ "$rc" -eq 0 ]
-check "symlinked config: link kept, target rewritten" [ -L "$work/bundle/config.json" ]
-check "symlink target has the edit" grep -q 'GPU0=1' "$work/real.json"
+check "symlinked config: refused, one line" [ "$rc" -eq 1 ] &&
+	[ "$(cat "$work/err")" = "cdi-apply: config.json: is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)" ]
+check "symlinked config: link and target untouched" [ -L "$work/bundle/config.json" ] &&
+	cmp -s "$work/real.json" "$work/config.orig"
 
 # ---- stdin ----
 run bash -c "\"$APPLY\" --spec-dir \"$work/run\" --config - nvidia.com/gpu=all <\"$work/config.orig\""

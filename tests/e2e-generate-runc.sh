@@ -44,46 +44,9 @@ dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 [ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
 ! grep -q 'hooks:' "$tmp/cdi/nvidia.yaml" || die "the generated spec has hooks"
 
-cat >"$tmp/probe.c" <<'EOF'
-/* Reports what the container sees: which driver libraries load, which GPU nodes exist. */
-#include <dlfcn.h>
-#include <stdio.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
-
-static void lib(const char *name, const char *sym)
-{
-	void *h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-
-	if (!h) {
-		printf("dlopen %s failed\n", name);
-		return;
-	}
-	printf("dlopen %s ok%s\n", name, sym && dlsym(h, sym) ? " sym" : "");
-	dlclose(h);
-}
-
-static void node(const char *path)
-{
-	struct stat st;
-
-	if (lstat(path, &st) < 0)
-		printf("node %s missing\n", path);
-	else
-		printf("node %s %c %u:%u\n", path, S_ISCHR(st.st_mode) ? 'c' : '?',
-		       major(st.st_rdev), minor(st.st_rdev));
-}
-
-int main(int argc, char **argv)
-{
-	lib("libcuda.so.1", NULL);
-	lib("libnvidia-ml.so.1", "nvmlInit_v2");
-	for (int i = 1; i < argc; i++)
-		node(argv[i]);
-	return 0;
-}
-EOF
-"$CC" -O2 -o "$tmp/probe" "$tmp/probe.c" || die "cannot build the probe"
+# shellcheck source=lib/gpu-host.sh
+. tests/lib/gpu-host.sh
+gpu_probe "$tmp/probe"
 
 # A minimal Debian-layout glibc rootfs: merged /usr, the loader and libc, no ld.so.cache.
 bundle=$tmp/bundle

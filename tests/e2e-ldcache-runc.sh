@@ -11,7 +11,9 @@
 # An image with a newer CUDA compat libcuda (560 on the host's 550) loads the compat one; an
 # older one (535) the host's. A read-only rootfs gets the cache by a bind mount: the driver
 # wins, and ldconfig inside fails (nothing can be written there), as documented.
-# A control run without --ldcache shows the stub winning (the premise).
+# A control run without --ldcache shows the stub winning (the premise). cdi-runtime always does
+# the step: `cdi-runtime run` of a bundle that asks for the GPU by a cdi.k8s.io annotation gives
+# the same result as cdi-apply --ldcache, with nothing else asked.
 #
 # Needs root (device nodes, runc run), runc, jq, a C compiler and binutils; else exit 77.
 set -u
@@ -26,7 +28,7 @@ command -v runc >/dev/null 2>&1 || skip "runc not installed"
 command -v jq >/dev/null 2>&1 || skip "jq not installed"
 [ -x /sbin/ldconfig ] || skip "no /sbin/ldconfig to put in the image"
 CC=${CC:-cc}
-for f in cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1; do
+for f in cdi-generate cdi-apply cdi-runtime tests/mock-nvml/libnvidia-ml.so.1; do
 	[ -e "$B/$f" ] || die "$B/$f not built"
 done
 
@@ -170,6 +172,19 @@ apply
 run writable
 expect writable "first $driver" "libcuda driver" "ldconfig rc=0" "after: first $driver" "after: libcuda driver"
 
+# cdi-runtime as the runtime: the devices from an annotation, the cache without being asked.
+new_bundle runtime false
+jq '.annotations["cdi.k8s.io/e2e"] = "nvidia.com/gpu=0"' "$bundle/config.json" >"$tmp/c.json" &&
+	mv "$tmp/c.json" "$bundle/config.json" || die "jq failed"
+: >"$tmp/runtime.conf" # not the machine's /etc/cdikit/runtime.conf
+ids+=("cdikit-e2e-ldc-runtime-$$")
+CDIKIT_CONFIG=$tmp/runtime.conf timeout 120 "$B/cdi-runtime" --cdi-spec-dir "$tmp/cdi" --root "$state" \
+	run --bundle "$bundle" "cdikit-e2e-ldc-runtime-$$" >"$tmp/runtime.out" 2>&1 </dev/null ||
+	{ sed 's/^/    /' "$tmp/runtime.out"; die "runtime: cdi-runtime run failed"; }
+runc --root "$state" delete -f "cdikit-e2e-ldc-runtime-$$" >/dev/null 2>&1
+sed "s/^/    runtime: /" "$tmp/runtime.out"
+expect runtime "first $driver" "libcuda driver" "ldconfig rc=0" "after: first $driver" "after: libcuda driver"
+
 new_bundle newer false 560.35.03
 apply
 run newer
@@ -188,4 +203,4 @@ jq -e '.mounts[] | select(.destination == "/etc/ld.so.cache")' "$bundle/config.j
 run readonly
 expect readonly "first $driver" "libcuda driver" "ldconfig rc=1" "after: libcuda driver"
 
-echo "e2e-ldcache-runc: the driver's libcuda.so.1 is first and loaded over an image stub, before and after ldconfig; newer compat wins, older does not; a read-only rootfs gets a mounted cache"
+echo "e2e-ldcache-runc: the driver's libcuda.so.1 is first and loaded over an image stub, before and after ldconfig, through cdi-apply --ldcache and cdi-runtime; newer compat wins, older does not; a read-only rootfs gets a mounted cache"

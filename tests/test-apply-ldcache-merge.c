@@ -277,7 +277,7 @@ Test(ldcache_merge, owners_kept)
 	cr_assert(st.st_uid == 1234 && S_ISDIR(st.st_mode));
 	free(path);
 	/* no temp file left behind */
-	sh("test -z \"$(find '%s/etc' -name '*cdikit-*~')\"", w.rootfs);
+	sh("test -z \"$(find '%s/etc' -name '.*.tmp')\"", w.rootfs);
 	json_decref(c);
 }
 

@@ -3,6 +3,7 @@
 #ifndef CDIKIT_TESTLIB_H
 #define CDIKIT_TESTLIB_H
 
+#include <stddef.h>
 #include <jansson.h>
 
 #include "macro.h"
@@ -15,5 +16,8 @@ json_t *load(const char *text);
 
 /* Fail the test, showing both (keys sorted), unless got and want are equal JSON. */
 void assert_json_eq(const json_t *got, const json_t *want);
+
+/* Write text to DIR/NAME (the test fails if it cannot); the path, to free. */
+char *write_file_in(const char *dir, const char *name, const char *text);
 
 #endif

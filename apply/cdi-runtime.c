@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cdi-runtime: an OCI runtime that engines call in place of runc. On create and run it merges
+ * the CDI devices the bundle's config.json asks for into it, then execs the real runtime; every
+ * other command is an exec at once. Nothing of ours runs inside the container start.
+ *
+ *   cdi-runtime [--cdi-spec-dir DIR]... [--cdi-runtime PATH] [runc global flags] COMMAND [ARGS]
+ *
+ * That interface is a contract engines and scripts rely on; options may be added, never
+ * changed. Failures happen before the real runtime is called and leave config.json as it was.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cdi/cdi.h>
+
+#include "bundle_config.h"
+#include "bundle_ldcache.h"
+#include "cli.h"
+#include "device_requests.h"
+#include "json_arena.h"
+#include "macro.h"
+#include "mig_expand.h"
+#include "problem.h"
+#include "runc_cmdline.h"
+#include "runc_log.h"
+#include "runtime_config.h"
+#include "visible_devices.h"
+
+static const char usage_text[] =
+	"Usage: cdi-runtime [--cdi-spec-dir DIR]... [--cdi-runtime PATH] [runc global flags] COMMAND [ARGS]\n"
+	"An OCI runtime for engines to call in place of runc: on create and run it merges the CDI\n"
+	"devices the bundle's config.json asks for into it, then runs the real runtime (runc, crun)\n"
+	"with the same arguments; every other command goes to the real runtime at once.\n"
+	"\n"
+	"Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
+	"its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
+	"GPU in MIG mode gives all its MIG devices). The prestart hook Docker adds for --gpus is\n"
+	"always removed. On any problem the container is not created and config.json is unchanged.\n"
+	"\n"
+	"  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
+	"                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
+	"  --cdi-runtime PATH   the low-level runtime, a name on PATH or a path (env CDIKIT_RUNTIME;\n"
+	"                       default: runc, else crun)\n"
+	"  -h, --help           show this help\n"
+	"  -v, --version        show the version, then the low-level runtime's\n"
+	"\n"
+	"Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
+	"file): runtime, spec-dirs, log-level. A flag beats the environment, which beats the file.\n"
+	"runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
+	"on; with --log, problems are also written to that file in runc's format.\n";
+
+/* Everything one run knows; lives until the exec or exit. */
+struct runtime {
+	struct runc_cmdline cl;
+	struct runtime_settings set;
+	enum runtime_log_level level;
+	bool chatty; /* info and debug to stderr without --log: asked for by --debug or the file */
+	int log_fd;  /* the --log file once opened, -1 before, -2 if it cannot be */
+};
+
+/*
+ * One message: errors and warnings on stderr (where engines capture them) and, at the level
+ * asked for, in the --log file as runc writes its own; without --log, info and debug go to
+ * stderr only when a level was asked for (--debug or log-level in the file), as runc does.
+ */
+_printf_(3, 4) static void say(struct runtime *rt, enum runtime_log_level level, const char *fmt,
+			       ...)
+{
+	_cleanup_free_ char *msg = NULL, *line = NULL;
+	va_list ap;
+	size_t len;
+	int r;
+
+	if (level > rt->level && level > RUNTIME_LOG_WARNING)
+		return;
+	va_start(ap, fmt);
+	r = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		msg = NULL;
+		cli_error("out of memory");
+		return;
+	}
+	if (level <= RUNTIME_LOG_WARNING || (!rt->cl.log_path && rt->chatty))
+		cli_error("%s", msg);
+	if (!rt->cl.log_path || level > rt->level)
+		return;
+	if (rt->log_fd == -1) {
+		/* As runc opens it: created if need be, appended to. */
+		rt->log_fd = open(rt->cl.log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (rt->log_fd < 0) {
+			cli_error("%s: %s", rt->cl.log_path, strerror(errno));
+			rt->log_fd = -2;
+		}
+	}
+	if (rt->log_fd < 0)
+		return;
+	line = runc_log_line(rt->cl.log_format && strcmp(rt->cl.log_format, "json") == 0, level,
+			     msg, time(NULL), &len);
+	if (line && write(rt->log_fd, line, len) < 0)
+		cli_error("%s: %s", rt->cl.log_path, strerror(errno));
+}
+
+/* Each problem as one line; context (may be "") goes before problems about the config. */
+static void say_problems(struct runtime *rt, enum runtime_log_level level,
+			 const struct cdi_error *err, const char *context)
+{
+	for (size_t i = 0; err && i < cdi_error_count(err); i++) {
+		const cdi_problem *p = cdi_error_problem(err, i);
+		const char *text = cdi_problem_text(p);
+
+		say(rt, level, "%s%s", cdi_problem_file(p) ? "" : context,
+		    text ? text : "unknown problem");
+	}
+}
+
+static void registry_freep(cdi_registry **reg)
+{
+	cdi_registry_free(*reg);
+}
+
+/*
+ * Once the devices are in oci and before config.json is written: a linker cache in the image
+ * that lists the injected libraries first (the edits go into oci, so a failure here leaves
+ * config.json and the image's cache as they were). bundle is the directory of config.json;
+ * the rootfs is the config's root.path, relative to it.
+ */
+static int bundle_post_inject(struct runtime *rt, const char *bundle, json_t *oci)
+{
+	struct cdi_error err = CDI_ERROR_INIT;
+	int r;
+
+	r = cdi_bundle_ldcache(oci, bundle, NULL, &err);
+	if (r < 0) {
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, "linker cache: ");
+		cdi_error_reset(&err);
+	}
+	return r;
+}
+
+/* "NVIDIA_VISIBLE_DEVICES=0,1: " or "annotations: ", to say where a bad request came from. */
+static char *request_context(const json_t *oci, const struct device_requests *req)
+{
+	char *s = NULL;
+
+	if (req->source == DEVICE_REQUEST_ANNOTATIONS)
+		s = strdup("cdi.k8s.io annotations: ");
+	else if (asprintf(&s, "NVIDIA_VISIBLE_DEVICES=%s: ", cdi_visible_devices_value(oci)) < 0)
+		s = NULL;
+	return s;
+}
+
+/*
+ * The trees a successful edit ends with. The runtime's exec replaces this process a moment
+ * later, and freeing them node by node costs a twentieth of the whole edit; they stay reachable
+ * from here, which is what leak checkers expect of memory that is not lost.
+ */
+static struct {
+	cdi_registry *volatile reg;
+	json_t *volatile oci;
+} kept_for_exec;
+
+/* The devices asked for, resolved and merged into oci (all or nothing). */
+static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
+{
+	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
+	_cleanup_free_ char *context = request_context(oci, req);
+	struct cdi_error err = { 0 };
+	int r;
+
+	r = cdi_registry_new((const char *const *)rt->set.spec_dirs, rt->set.n_spec_dirs, 0, &reg,
+			     &err);
+	if (r == 0)
+		r = mig_expand(reg, req, &err);
+	if (r == 0)
+		r = cdi_registry_inject(reg, oci, (const char *const *)req->devices, req->n, NULL,
+					&err);
+	if (r < 0) {
+		/* Specs that failed to load are the usual reason a device is missing; the
+		 * line naming the device comes last, where engines look for it. */
+		say_problems(rt, RUNTIME_LOG_WARNING, cdi_registry_errors(reg), "");
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, context ? context : "");
+		cdi_error_reset(&err);
+		return r;
+	}
+	for (size_t i = 0; i < req->n; i++)
+		say(rt, RUNTIME_LOG_DEBUG, "device %s", req->devices[i]);
+	kept_for_exec.reg = TAKE_PTR(reg);
+	return 0;
+}
+
+/* create/run: the devices into the bundle's config.json. 0 also when nothing was asked. */
+static int edit_bundle(struct runtime *rt)
+{
+	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
+	struct device_requests req __attribute__((cleanup(device_requests_done))) = { 0 };
+	const char *bundle = rt->cl.bundle ? rt->cl.bundle : ".";
+	_cleanup_free_ char *label = NULL, *out = NULL;
+	_cleanup_close_ int dir_fd = -1;
+	_cleanup_json_ json_t *oci = NULL;
+	struct cdi_error err = { 0 };
+	size_t len;
+	int r;
+
+	if (asprintf(&label, "%s/config.json", bundle) < 0) {
+		label = NULL;
+		say(rt, RUNTIME_LOG_ERROR, "out of memory");
+		return -ENOMEM;
+	}
+	dir_fd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0) {
+		say(rt, RUNTIME_LOG_ERROR, "bundle %s: %s", bundle, strerror(errno));
+		return -errno;
+	}
+	r = bundle_config_read_at(dir_fd, "config.json", label, &cfg, &err);
+	if (r == 0)
+		r = bundle_config_parse(&cfg, &oci, &err);
+	if (r == 0)
+		r = device_requests_take(oci, &req, &err);
+	if (r < 0) {
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, "");
+		cdi_error_reset(&err);
+		return r;
+	}
+	if (req.n == 0 && req.n_legacy_hooks == 0)
+		return 0; /* nothing asked for: the config stays byte for byte */
+	if (req.n_legacy_hooks)
+		say(rt, RUNTIME_LOG_DEBUG, "%s: removed the %s prestart hook", label,
+		    LEGACY_HOOK_NAME);
+	if (req.n > 0) {
+		r = inject(rt, oci, &req);
+		if (r < 0)
+			return r;
+	}
+	r = bundle_post_inject(rt, bundle, oci);
+	if (r < 0)
+		return r;
+
+	out = config_dump(oci, config_layout_detect(cfg.buf, cfg.len), &len);
+	if (!out) {
+		say(rt, RUNTIME_LOG_ERROR, "out of memory");
+		return -ENOMEM;
+	}
+	/* No fsync: a bundle does not outlive a crash, and syncing costs milliseconds. */
+	r = bundle_replace_at(cfg.dir_fd, cfg.name, cfg.label, out, len, &cfg.st, 0, &err);
+	if (r < 0) {
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, "");
+		cdi_error_reset(&err);
+		return r;
+	}
+	say(rt, RUNTIME_LOG_INFO, "%s: %zu CDI device%s injected", label, req.n,
+	    req.n == 1 ? "" : "s");
+	kept_for_exec.oci = TAKE_PTR(oci);
+	return 0;
+}
+
+static void runtime_done(struct runtime *rt)
+{
+	runc_cmdline_done(&rt->cl);
+	runtime_settings_done(&rt->set);
+	if (rt->log_fd >= 0)
+		close(rt->log_fd);
+}
+
+int main(int argc, char **argv)
+{
+	struct runtime rt __attribute__((cleanup(runtime_done))) = {
+		.level = RUNTIME_LOG_WARNING,
+		.log_fd = -1,
+	};
+	struct runtime_overrides over = {
+		.env_spec_dirs = getenv(RUNTIME_SPEC_DIRS_ENV),
+		.env_runtime = getenv(RUNTIME_RUNTIME_ENV),
+		.env_config = getenv(RUNTIME_CONFIG_ENV),
+	};
+	_cleanup_free_ char *runtime_path = NULL;
+	const char *runtime_name = NULL;
+	struct cdi_error err = { 0 };
+
+	/* A fixed hash seed spares jansson reading /dev/urandom; our input is root's specs
+	 * and the engine's config, not adversarial keys. */
+	json_object_seed(0x9e3779b9u);
+	json_arena_install();
+	cli_init("cdi-runtime");
+
+	if (runc_cmdline_parse(argc, argv, &rt.cl, &err) < 0) {
+		int code = cli_usage_error("%s", cdi_error_message(&err));
+
+		cdi_error_reset(&err);
+		return code;
+	}
+	if (rt.cl.help) {
+		fputs(usage_text, stdout);
+		return 0; /* stdout is checked at exit */
+	}
+	if (rt.cl.debug)
+		rt.level = RUNTIME_LOG_DEBUG;
+
+	over.spec_dirs = rt.cl.spec_dirs;
+	over.n_spec_dirs = rt.cl.n_spec_dirs;
+	over.runtime = rt.cl.runtime;
+	if (runtime_settings_resolve(&over, &rt.set, &err) < 0 ||
+	    runtime_settings_find_runtime(&rt.set, getenv("PATH"), &runtime_path, &runtime_name,
+					  &err) < 0) {
+		say_problems(&rt, RUNTIME_LOG_ERROR, &err, "");
+		cdi_error_reset(&err);
+		return CLI_EXIT_PROBLEM;
+	}
+	if (!rt.cl.debug)
+		rt.level = rt.set.log_level;
+	rt.chatty = rt.cl.debug || strcmp(rt.set.log_level_from, "default") != 0;
+
+	if (rt.cl.version) {
+		char *version_argv[] = { (char *)runtime_name, "--version", NULL };
+
+		/* Ours first, then the runtime's on the same stdout (not closed: it is theirs). */
+		cli_print_version();
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			cli_error("write error on standard output: %s", strerror(errno));
+			return CLI_EXIT_PROBLEM;
+		}
+		execv(runtime_path, version_argv);
+		say(&rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", runtime_path, strerror(errno));
+		return CLI_EXIT_PROBLEM;
+	}
+	if (rt.cl.edit && edit_bundle(&rt) < 0)
+		return CLI_EXIT_PROBLEM;
+
+	/* Passthrough: exit status, stdio and signals are the runtime's, as it replaces us. */
+	rt.cl.argv[0] = (char *)runtime_name;
+	execv(runtime_path, rt.cl.argv);
+	say(&rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", runtime_path, strerror(errno));
+	return CLI_EXIT_PROBLEM;
+}

@@ -1,0 +1,345 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * cdi-runtime's settings and their config file. The file is lines of "key = value"; '#'
+ * starts a comment; a value may be double-quoted (then it may hold '#'), so a TOML-minded
+ * admin writing runtime = "crun" gets what they meant:
+ *
+ *     runtime = crun                      # name on PATH, or a path
+ *     spec-dirs = /etc/cdi:/var/run/cdi   # lowest priority first
+ *     log-level = info                    # error, warning, info, debug
+ *
+ * An unknown key, a bad value or a malformed line is an error naming the file and line: a
+ * setting that silently does nothing is worse at 3 a.m. than a container that does not start.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "bundle_config.h"
+#include "macro.h"
+#include "problem.h"
+#include "runtime_config.h"
+#include "strv.h"
+
+static const char *const level_names[] = { "error", "warning", "info", "debug" };
+
+const char *runtime_log_level_name(enum runtime_log_level level)
+{
+	return (size_t)level < ELEMENTSOF(level_names) ? level_names[level] : "?";
+}
+
+void runtime_settings_done(struct runtime_settings *s)
+{
+	if (!s)
+		return;
+	strv_free_n(s->spec_dirs, s->n_spec_dirs);
+	free(s->runtime);
+	free(s->config_path);
+	*s = (struct runtime_settings){ 0 };
+}
+
+/* Replace *ret with a builder's vector (NULL when it is empty). */
+static int take_dirs(struct strv_builder *b, char ***ret, size_t *ret_n)
+{
+	size_t n;
+	char **v = strv_builder_steal(b, &n);
+
+	if (!v)
+		return -ENOMEM;
+	strv_free_n(*ret, *ret_n);
+	if (!n) {
+		free(v);
+		v = NULL;
+	}
+	*ret = v;
+	*ret_n = n;
+	return 0;
+}
+
+/* Split a colon-separated list (empty items skipped) into *ret, replacing what was there. */
+static int set_dir_list(const char *list, char ***ret, size_t *ret_n)
+{
+	struct strv_builder b = { 0 };
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (len > 0 && strv_builder_addn(&b, p, len) < 0) {
+			strv_builder_clear(&b);
+			return -ENOMEM;
+		}
+		p += len + (p[len] == ':');
+	}
+	return take_dirs(&b, ret, ret_n);
+}
+
+static int set_dirs_from_argv(const char *const *dirs, size_t n, char ***ret, size_t *ret_n)
+{
+	struct strv_builder b = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		if (strv_builder_add(&b, dirs[i]) < 0) {
+			strv_builder_clear(&b);
+			return -ENOMEM;
+		}
+	return take_dirs(&b, ret, ret_n);
+}
+
+static int set_string(char **field, const char *value)
+{
+	char *copy = strdup(value);
+
+	if (!copy)
+		return -ENOMEM;
+	free(*field);
+	*field = copy;
+	return 0;
+}
+
+/* One "key = value" of the file; value is unquoted already. */
+static int config_set(struct runtime_settings *s, const char *label, unsigned line, const char *key,
+		      const char *value, struct cdi_error *err)
+{
+	const char *from = s->config_path ? s->config_path : "the config file";
+	int r;
+
+	if (strcmp(key, "runtime") == 0) {
+		if (!*value)
+			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+					       "runtime: empty (leave it out for runc, else crun)");
+		r = set_string(&s->runtime, value);
+		s->runtime_from = from;
+	} else if (strcmp(key, "spec-dirs") == 0) {
+		r = set_dir_list(value, &s->spec_dirs, &s->n_spec_dirs);
+		s->spec_dirs_from = from;
+	} else if (strcmp(key, "log-level") == 0) {
+		size_t i;
+
+		for (i = 0; i < ELEMENTSOF(level_names); i++)
+			if (strcmp(value, level_names[i]) == 0)
+				break;
+		if (i == ELEMENTSOF(level_names))
+			return cdi_problem_add(
+				err, -EINVAL, label, line, 0, NULL,
+				"log-level: \"%s\" is none of error, warning, info, debug", value);
+		s->log_level = (enum runtime_log_level)i;
+		s->log_level_from = from;
+		return 0;
+	} else {
+		return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+				       "unknown setting \"%s\" (runtime, spec-dirs, log-level)",
+				       key);
+	}
+	return r < 0 ? cdi_fail(err, r, "out of memory") : 0;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
+/* The value after '=' up to the end of the line: quoted, or bare up to a comment. */
+static int config_value(const char *p, const char *end, char **ret)
+{
+	const char *close;
+
+	while (p < end && is_blank(*p))
+		p++;
+	if (p < end && *p == '"') {
+		close = memchr(p + 1, '"', end - p - 1);
+		if (!close)
+			return -EINVAL;
+		for (const char *q = close + 1; q < end && *q != '#'; q++)
+			if (!is_blank(*q))
+				return -EINVAL;
+		*ret = strndup(p + 1, close - p - 1);
+	} else {
+		const char *hash = memchr(p, '#', end - p);
+
+		if (hash)
+			end = hash;
+		while (end > p && is_blank(end[-1]))
+			end--;
+		*ret = strndup(p, end - p);
+	}
+	return *ret ? 0 : -ENOMEM;
+}
+
+int runtime_config_parse(const char *label, const char *buf, size_t len, struct runtime_settings *s,
+			 struct cdi_error *err)
+{
+	const char *p = buf, *end = buf + len;
+
+	for (unsigned line = 1; p < end; line++) {
+		const char *eol = memchr(p, '\n', end - p), *key, *key_end, *eq;
+		_cleanup_free_ char *k = NULL, *v = NULL;
+		int r;
+
+		if (!eol)
+			eol = end;
+		while (p < eol && is_blank(*p))
+			p++;
+		if (p == eol || *p == '#') {
+			p = eol + 1;
+			continue;
+		}
+		key = p;
+		eq = memchr(p, '=', eol - p);
+		if (!eq)
+			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+					       "expected \"key = value\"");
+		for (key_end = eq; key_end > key && is_blank(key_end[-1]); key_end--)
+			;
+		k = strndup(key, key_end - key);
+		if (!k)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		r = config_value(eq + 1, eol, &v);
+		if (r == -EINVAL)
+			return cdi_problem_add(
+				err, r, label, line, 0, NULL,
+				"%s: a quoted value must end with '\"' (and only a comment may follow)",
+				k);
+		if (r < 0)
+			return cdi_fail(err, r, "out of memory");
+		r = config_set(s, label, line, k, v, err);
+		if (r < 0)
+			return r;
+		p = eol + 1;
+	}
+	return 0;
+}
+
+static int read_config_file(const char *path, bool must_exist, struct runtime_settings *s,
+			    struct cdi_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	size_t len;
+	int r;
+
+	r = read_regular_at(AT_FDCWD, path, path, RUNTIME_CONFIG_MAX_BYTES,
+			    must_exist ? 0 : READ_MISSING_OK, &buf, &len, NULL, err);
+	if (r == -ENOENT && !must_exist)
+		return 0;
+	if (r < 0)
+		return r;
+	if (set_string(&s->config_path, path) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	return runtime_config_parse(s->config_path, buf, len, s, err);
+}
+
+int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_settings *ret,
+			     struct cdi_error *err)
+{
+	struct runtime_settings s = {
+		.log_level = RUNTIME_LOG_WARNING,
+		.spec_dirs_from = "default",
+		.runtime_from = "default",
+		.log_level_from = "default",
+	};
+	bool env_config = o->env_config && *o->env_config;
+	int r;
+
+	r = read_config_file(env_config ? o->env_config : RUNTIME_CONFIG_DEFAULT, env_config, &s,
+			     err);
+	if (r < 0)
+		goto fail;
+	r = 0;
+	if (o->n_spec_dirs) {
+		r = set_dirs_from_argv(o->spec_dirs, o->n_spec_dirs, &s.spec_dirs, &s.n_spec_dirs);
+		s.spec_dirs_from = "--cdi-spec-dir";
+	} else if (o->env_spec_dirs && *o->env_spec_dirs) {
+		r = set_dir_list(o->env_spec_dirs, &s.spec_dirs, &s.n_spec_dirs);
+		s.spec_dirs_from = RUNTIME_SPEC_DIRS_ENV;
+	}
+	if (r == 0 && o->runtime) {
+		r = set_string(&s.runtime, o->runtime);
+		s.runtime_from = "--cdi-runtime";
+	} else if (r == 0 && o->env_runtime && *o->env_runtime) {
+		r = set_string(&s.runtime, o->env_runtime);
+		s.runtime_from = RUNTIME_RUNTIME_ENV;
+	}
+	if (r < 0) {
+		r = cdi_fail(err, r, "out of memory");
+		goto fail;
+	}
+	*ret = s;
+	return 0;
+fail:
+	runtime_settings_done(&s);
+	return r;
+}
+
+static bool is_executable(const char *path, struct stat *st)
+{
+	return stat(path, st) == 0 && S_ISREG(st->st_mode) && (st->st_mode & 0111);
+}
+
+/* name on the directories of path_env, except this program itself. */
+static int search_path(const char *name, const char *path_env, char **ret)
+{
+	int self_known = 0; /* 0 not looked at yet, 1 known, -1 unavailable */
+	struct stat self;
+
+	for (const char *p = path_env; *p;) {
+		size_t len = strcspn(p, ":");
+		_cleanup_free_ char *file = NULL;
+		struct stat st;
+
+		/* An empty PATH entry is the working directory, as for execvp. */
+		if (asprintf(&file, "%.*s/%s", len ? (int)len : 1, len ? p : ".", name) < 0)
+			return -ENOMEM;
+		if (is_executable(file, &st)) {
+			if (!self_known)
+				self_known = stat("/proc/self/exe", &self) == 0 ? 1 : -1;
+			if (self_known < 0 || st.st_dev != self.st_dev ||
+			    st.st_ino != self.st_ino) {
+				*ret = TAKE_PTR(file);
+				return 0;
+			}
+		}
+		p += len + (p[len] == ':');
+	}
+	return -ENOENT;
+}
+
+int runtime_settings_find_runtime(const struct runtime_settings *s, const char *path_env,
+				  char **ret_path, const char **ret_name, struct cdi_error *err)
+{
+	static const char *const defaults[] = { "runc", "crun" };
+	const char *path = path_env && *path_env
+				   ? path_env
+				   : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	struct stat st;
+	int r;
+
+	if (s->runtime && strchr(s->runtime, '/')) {
+		if (!is_executable(s->runtime, &st))
+			return cdi_fail(err, -ENOENT,
+					"runtime %s (from %s): not an executable file", s->runtime,
+					s->runtime_from);
+		*ret_path = strdup(s->runtime);
+		*ret_name = s->runtime;
+		return *ret_path ? 0 : cdi_fail(err, -ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < (s->runtime ? 1 : ELEMENTSOF(defaults)); i++) {
+		const char *name = s->runtime ? s->runtime : defaults[i];
+
+		r = search_path(name, path, ret_path);
+		if (r == 0) {
+			*ret_name = name;
+			return 0;
+		}
+		if (r != -ENOENT)
+			return cdi_fail(err, r, "out of memory");
+	}
+	if (s->runtime)
+		return cdi_fail(err, -ENOENT, "runtime \"%s\" (from %s) is not on PATH", s->runtime,
+				s->runtime_from);
+	return cdi_fail(
+		err, -ENOENT,
+		"no low-level runtime: neither runc nor crun is on PATH (set runtime in " RUNTIME_CONFIG_DEFAULT
+		", " RUNTIME_RUNTIME_ENV " or --cdi-runtime)");
+}
