@@ -5,16 +5,13 @@
  * open-gpu-kernel-modules, as libnvidia-container reads them.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "host.h"
-#include "load.h"
+#include "host_file.h"
 #include "macro.h"
 #include "problem.h"
 #include "procfs.h"
@@ -111,15 +108,15 @@ int procfs_parse_driver_version(const char *name, const char *buf, char ret[GPU_
 
 int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cdi_error *err)
 {
-	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia/version");
+	_cleanup_free_ char *path = host_path(root, PROCFS_VERSION);
 	_cleanup_free_ char *buf = NULL;
 	int r;
 
 	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = host_file_read(root, PROCFS_VERSION, PROCFS_MAX_FILE, 0, &buf, NULL, err);
 	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		return r;
 	return procfs_parse_driver_version(path, buf, ret, err);
 }
 
@@ -169,20 +166,6 @@ int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
 	return -ENOENT;
 }
 
-int procfs_char_major(const char *root, const char *dev, unsigned *ret_major,
-		      struct cdi_error *err)
-{
-	_cleanup_free_ char *path = host_path(root, "/proc/devices");
-	_cleanup_free_ char *buf = NULL;
-	int r;
-
-	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
-	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
-	return procfs_parse_char_major(path, buf, dev, ret_major, err);
-}
 
 int pci_bus_id_normalize(const char *in, char out[GPU_BUSID_MAX])
 {
@@ -315,126 +298,6 @@ int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_d
 	return 0;
 }
 
-void gpu_topology_clear(struct gpu_topology *topo)
-{
-	if (!topo)
-		return;
-	for (size_t i = 0; i < topo->n_gpus; i++)
-		free(topo->gpus[i].migs);
-	free(topo->gpus);
-	*topo = (struct gpu_topology){ 0 };
-}
-
-/* NVML orders GPUs by PCI bus id; procfs mode numbers them the same way. */
-static int gpu_cmp_bus(const void *a, const void *b)
-{
-	const struct gpu_device *x = a, *y = b;
-	size_t lx = strlen(x->bus_id), ly = strlen(y->bus_id);
-
-	/* Fixed-width lower-case hex compares as text; a longer (8-digit) domain is larger. */
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->bus_id, y->bus_id);
-}
-
-/*
- * Without NVML, MIG mode shows only through the GPU instances the driver
- * publishes (capabilities/gpu<minor>/mig/gi<G>). Such a GPU cannot run as a
- * full GPU, so it is marked and gets no full-GPU entry; its MIG devices need
- * NVML (UUIDs, indexes). MIG mode with no instance yet cannot be told apart.
- */
-static bool gpu_has_mig_instances(const char *root, unsigned minor)
-{
-	_cleanup_free_ char *rel = NULL, *path = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-
-	if (asprintf(&rel, "/proc/driver/nvidia/capabilities/gpu%u/mig", minor) < 0)
-		return false;
-	path = host_path(root, rel);
-	d = path ? opendir(path) : NULL;
-	while (d && (de = readdir(d)))
-		if (strncmp(de->d_name, "gi", 2) == 0 && isdigit((unsigned char)de->d_name[2]))
-			return true;
-	return false;
-}
-
-int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
-		     struct cdi_error *err)
-{
-	_cleanup_free_ char *dir = host_path(host->root, "/proc/driver/nvidia/gpus");
-	_cleanup_closedir_ DIR *d = NULL;
-	struct gpu_topology topo = { 0 };
-	struct dirent *de;
-	int r;
-
-	if (!dir)
-		return -ENOMEM;
-	r = procfs_driver_version(host->root, topo.driver_version, err);
-	if (r < 0)
-		return r;
-	d = opendir(dir);
-	if (!d) {
-		r = negative_errno();
-		return cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot open: %s", strerror(-r));
-	}
-	topo.gpus = calloc(GPU_MAX_COUNT, sizeof(*topo.gpus));
-	if (!topo.gpus)
-		return -ENOMEM;
-	while ((errno = 0, de = readdir(d))) {
-		_cleanup_free_ char *path = NULL, *buf = NULL;
-		bool excluded = false;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (asprintf(&path, "%s/%s/information", dir, de->d_name) < 0) {
-			path = NULL;
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
-		if (r < 0) {
-			cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
-			goto fail;
-		}
-		if (topo.n_gpus == GPU_MAX_COUNT) {
-			r = cdi_problem_add(err, -E2BIG, dir, 0, 0, NULL, "more than %d GPUs",
-					    GPU_MAX_COUNT);
-			goto fail;
-		}
-		r = procfs_parse_gpu_information(path, buf, &topo.gpus[topo.n_gpus], &excluded, err);
-		if (r < 0)
-			goto fail;
-		/* An excluded GPU (NVreg_ExcludedGpus) is invisible to NVML and unusable. */
-		if (excluded)
-			continue;
-		topo.gpus[topo.n_gpus].mig_enabled = gpu_has_mig_instances(host->root, topo.gpus[topo.n_gpus].minor);
-		topo.n_gpus++;
-	}
-	if (errno) {
-		r = negative_errno();
-		cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot read: %s", strerror(-r));
-		goto fail;
-	}
-	qsort(topo.gpus, topo.n_gpus, sizeof(*topo.gpus), gpu_cmp_bus);
-	for (size_t i = 0; i < topo.n_gpus; i++) {
-		topo.gpus[i].index = (unsigned)i;
-		for (size_t j = 0; j < i; j++)
-			if (topo.gpus[j].minor == topo.gpus[i].minor ||
-			    strcmp(topo.gpus[j].uuid, topo.gpus[i].uuid) == 0) {
-				r = cdi_problem_add(err, -EINVAL, dir, 0, 0, NULL,
-						    "GPUs %s and %s share a device minor or UUID",
-						    topo.gpus[j].bus_id, topo.gpus[i].bus_id);
-				goto fail;
-			}
-	}
-	*ret = topo;
-	return 0;
-fail:
-	gpu_topology_clear(&topo);
-	return r;
-}
-
 #define MIG_KEY(gpu, gi, ci1) (((uint32_t)(gpu) << 16) | ((uint32_t)(gi) << 8) | (uint32_t)(ci1))
 
 static int mig_entry_cmp(const void *a, const void *b)
@@ -545,7 +408,7 @@ int mig_minors_parse(const char *name, const char *buf, size_t len, struct mig_m
 			cap = cap ? cap * 2 : 512;
 			grown = realloc(mm.entries, cap * sizeof(*grown));
 			if (!grown) {
-				r = -ENOMEM;
+				r = cdi_fail(err, -ENOMEM, "out of memory");
 				goto fail;
 			}
 			mm.entries = grown;
@@ -575,16 +438,16 @@ fail:
 
 int mig_minors_read(const char *root, struct mig_minors *ret, struct cdi_error *err)
 {
-	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia-caps/mig-minors");
+	_cleanup_free_ char *path = host_path(root, PROCFS_MIG_MINORS);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int r;
 
 	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, &len);
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = host_file_read(root, PROCFS_MIG_MINORS, PROCFS_MAX_FILE, 0, &buf, &len, err);
 	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		return r;
 	return mig_minors_parse(path, buf, len, ret, err);
 }
 
