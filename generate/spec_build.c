@@ -119,7 +119,7 @@ static int report_node(struct build *b, const struct inv_node *n)
 	}
 	if (n->error == -ENOENT && n->role == NODE_CONTROL)
 		return cdi_problem_add(b->err, n->error, n->host_path, 0, 0, NULL,
-				       "%s: the driver creates it on first use, not at boot; create it with --create-device-nodes (or nvidia-modprobe), or pass --allow-missing-nodes to write the spec anyway",
+				       "%s (the driver creates control nodes on first use, not when it loads): create it with --create-device-nodes or nvidia-modprobe, or pass --allow-missing-nodes to write the spec anyway",
 				       n->problem);
 	if (n->error == -ENOENT)
 		return cdi_problem_add(b->err, n->error, n->host_path, 0, 0, NULL,

@@ -302,19 +302,33 @@ static int look(struct out_dir *o, const char *label, const char *name, const ch
 	return 0;
 }
 
-/* Write one file unless it is there as it should be; *changed when written. */
-static int write_one(struct out_dir *o, const char *label, const char *name, const char *buf,
-		     size_t len, bool *changed, struct cdi_error *err)
+/*
+ * Under the lock: look at both places first, so a link or a device at either means nothing is
+ * written; then the facts, then the spec, each only when it is not already as it should be.
+ */
+static int write_files(struct out_dir *o, const struct spec_files *f, const char *base,
+		       const char *facts_name, const char *facts_label, bool *changed,
+		       struct cdi_error *err)
 {
-	struct found f;
+	struct found spec = { 0 }, facts = { .state = FILE_SAME };
 	int r;
 
-	r = look(o, label, name, buf, len, false, &f, err);
-	free(f.buf);
-	if (r < 0 || f.state == FILE_SAME)
+	r = look(o, f->path, base, f->spec, f->spec_len, false, &spec, err);
+	if (r >= 0 && f->facts)
+		r = look(o, facts_label, facts_name, f->facts, f->facts_len, false, &facts, err);
+	free(spec.buf);
+	free(facts.buf);
+	if (r < 0)
 		return r;
-	*changed = true;
-	return replace_file(o, label, name, buf, len, err);
+	if (facts.state != FILE_SAME) {
+		*changed = true;
+		r = replace_file(o, facts_label, facts_name, f->facts, f->facts_len, err);
+	}
+	if (r >= 0 && spec.state != FILE_SAME) {
+		*changed = true;
+		r = replace_file(o, f->path, base, f->spec, f->spec_len, err);
+	}
+	return r;
 }
 
 int spec_files_write(const struct spec_files *f, enum spec_write_result *ret,
@@ -338,11 +352,7 @@ int spec_files_write(const struct spec_files *f, enum spec_write_result *ret,
 				    strerror(errno));
 	if (r >= 0) {
 		remove_stale_temps(&o, base, facts_name);
-		if (f->facts)
-			r = write_one(&o, facts_label, facts_name, f->facts, f->facts_len, &changed,
-				      err);
-		if (r >= 0)
-			r = write_one(&o, f->path, base, f->spec, f->spec_len, &changed, err);
+		r = write_files(&o, f, base, facts_name, facts_label, &changed, err);
 	}
 	/* The new names are durable once the directory is. */
 	if (r >= 0 && changed && fsync(o.fd) < 0 && errno != EINVAL)

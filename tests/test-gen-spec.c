@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Assembly (generate/spec_build.c, spec_mounts.c) over inventories built by hand: no host, no
+ * Assembly (generate/spec_build.c, spec_mounts.c, facts.c) over inventories built by hand: no host, no
  * root, no device node. What discovery would have found is written down here, including what it
  * found wrong (a missing, linked or stale node), and the spec is judged on that alone.
  */
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../generate/facts.h"
 #include "../generate/spec_build.h"
 #include "macro.h"
 
@@ -786,5 +787,133 @@ Test(mounts, thirty_two_bit_capability)
 	cr_assert_eq(spec_mounts(&inv, &mounts, caps, NULL), 0);
 	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
 			 "compute/32");
+	inventory_clear(&inv);
+}
+
+/* ---- the facts file ---- */
+
+static json_t *facts_of(const struct inventory *inv, const struct spec_options *o)
+{
+	struct spec_result res;
+	json_t *facts = NULL;
+
+	cr_assert_eq(build(inv, o, &res, NULL, NULL), 0);
+	cr_assert_eq(facts_build(inv, o, &res, &facts, NULL), 0);
+	spec_result_clear(&res);
+	return facts;
+}
+
+static void assert_strings(const json_t *a, const char *const *want, size_t n)
+{
+	cr_assert_eq(json_array_size(a), n, "%zu, want %zu", json_array_size(a), n);
+	for (size_t i = 0; i < n; i++)
+		cr_assert_str_eq(json_string_value(json_array_get(a, i)), want[i]);
+}
+
+Test(facts, gpus_names_driver_and_capabilities)
+{
+	struct inventory inv;
+	struct spec_options o = { .name_strategies = NAME_INDEX | NAME_UUID | NAME_TYPE_INDEX };
+	_cleanup_json_ json_t *facts = NULL,
+			      *driver = json_pack("{s:s, s:s}", "version", "550.54.15", "cuda", "12.4");
+	struct inv_file *f;
+	json_t *g0, *g1, *mig, *caps;
+	const char *key, *prev = "";
+	json_t *v;
+
+	topo3(&inv);
+	inv.gpus[0].brand = "Tesla";
+	snprintf(inv.gpus[0].arch, GPU_ARCH_MAX, "7.0");
+	snprintf(inv.gpus[0].name, GPU_NAME_MAX, "Tesla V100-SXM2-32GB");
+	node(&inv, NODE_CONTROL, DRV_CAP_DISPLAY, "/dev/nvidia-modeset", MAJ_NVIDIA, 254);
+	cr_assert_eq(inventory_add_file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, true,
+					"/x/libcuda.so.550.54.15", 0, &f, NULL), 0);
+	cr_assert_eq(inv_file_add_path(f, "/usr/lib/i386-linux-gnu/libcuda.so.1", "", "", NULL), 0);
+	cr_assert_eq(inventory_add_file(&inv, INV_BINARY, DRV_CAP_UTILITY, false, "/x/nvidia-smi",
+					0, &f, NULL), 0);
+	cr_assert_eq(inv_file_add_path(f, "/usr/bin/nvidia-smi", "", "", NULL), 0);
+	facts = facts_of(&inv, &o);
+	cr_assert_eq(json_integer_value(json_object_get(facts, "cdikitFacts")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(facts, "kind")), "nvidia.com/gpu");
+	cr_assert(json_equal(json_object_get(facts, "driver"), driver));
+	cr_assert_eq(json_array_size(json_object_get(facts, "gpus")), 3);
+	g0 = json_array_get(json_object_get(facts, "gpus"), 0);
+	cr_assert_eq(json_integer_value(json_object_get(g0, "index")), 0);
+	cr_assert_eq(json_integer_value(json_object_get(g0, "minor")), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(g0, "busId")), "0000:07:00.0");
+	cr_assert_str_eq(json_string_value(json_object_get(g0, "model")), "Tesla V100-SXM2-32GB");
+	cr_assert_str_eq(json_string_value(json_object_get(g0, "brand")), "Tesla");
+	cr_assert_str_eq(json_string_value(json_object_get(g0, "arch")), "7.0");
+	cr_assert(json_is_false(json_object_get(g0, "mig")));
+	assert_strings(json_object_get(g0, "devices"),
+		       (const char *const[]){ "0", "GPU-00000000-0000-0000-0000-000000000000", "gpu0" }, 3);
+	cr_assert_null(json_object_get(g0, "migDevices"));
+	/* A GPU in MIG mode: no name of its own, its MIG devices with theirs. */
+	g1 = json_array_get(json_object_get(facts, "gpus"), 1);
+	cr_assert(json_is_true(json_object_get(g1, "mig")));
+	cr_assert_null(json_object_get(g1, "brand"), "unknown: absent");
+	cr_assert_null(json_object_get(g1, "arch"), "unknown: absent");
+	assert_strings(json_object_get(g1, "devices"), NULL, 0);
+	mig = json_array_get(json_object_get(g1, "migDevices"), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(mig, "index")), "1:2");
+	cr_assert_str_eq(json_string_value(json_object_get(mig, "uuid")), "MIG-bbbbbbbb-0000-0000-0000-000000000000");
+	cr_assert_eq(json_integer_value(json_object_get(mig, "gi")), 2);
+	cr_assert_eq(json_integer_value(json_object_get(mig, "ci")), 1);
+	assert_strings(json_object_get(mig, "devices"),
+		       (const char *const[]){ "1:2", "MIG-bbbbbbbb-0000-0000-0000-000000000000", "mig1:2" }, 3);
+	caps = json_object_get(facts, "capabilities");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
+			 "compute/32");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/bin/nvidia-smi")), "utility");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/dev/nvidia-uvm")), "compute");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/dev/nvidia-modeset")), "display");
+	cr_assert_eq(json_object_size(caps), 4);
+	json_object_foreach(caps, key, v) {
+		cr_assert_lt(strcmp(prev, key), 0, "keys sorted: %s after %s", key, prev);
+		prev = key;
+	}
+	inventory_clear(&inv);
+}
+
+/* Only the names the spec has: the strategies it was made with, the devices selected. */
+Test(facts, names_of_the_spec_only)
+{
+	struct inventory inv;
+	const char *ids[] = { "1:0" };
+	struct spec_options o = { .name_strategies = NAME_UUID, .device_ids = ids, .n_device_ids = 1 };
+	_cleanup_json_ json_t *facts = NULL;
+	json_t *gpus;
+
+	topo3(&inv);
+	facts = facts_of(&inv, &o);
+	gpus = json_object_get(facts, "gpus");
+	assert_strings(json_object_get(json_array_get(gpus, 0), "devices"), NULL, 0);
+	assert_strings(json_object_get(json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 0),
+				       "devices"),
+		       (const char *const[]){ "MIG-aaaaaaaa-0000-0000-0000-000000000000" }, 1);
+	assert_strings(json_object_get(json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 1),
+				       "devices"),
+		       NULL, 0);
+	inventory_clear(&inv);
+}
+
+Test(facts, management_and_text)
+{
+	struct inventory inv = { .driver_version = "550.54.15" };
+	struct spec_options o = { .management = true };
+	_cleanup_json_ json_t *facts = NULL;
+	_cleanup_free_ char *a = NULL, *b = NULL;
+	size_t la = 0, lb = 0;
+
+	control_nodes(&inv);
+	gpu_node(&inv, 0);
+	facts = facts_of(&inv, &o);
+	cr_assert_eq(json_array_size(json_object_get(facts, "gpus")), 0);
+	cr_assert_null(json_object_get(json_object_get(facts, "driver"), "cuda"), "unknown: absent");
+	cr_assert_eq(facts_emit(facts, &a, &la, NULL), 0);
+	cr_assert_eq(facts_emit(facts, &b, &lb, NULL), 0);
+	cr_assert(la == lb && memcmp(a, b, la) == 0);
+	cr_assert_eq(a[la - 1], '\n');
+	cr_assert_eq(strncmp(a, "{\n  \"cdikitFacts\": 1,\n  \"kind\": \"nvidia.com/gpu\"", 40), 0, "%s", a);
 	inventory_clear(&inv);
 }
