@@ -198,6 +198,7 @@ static int finish_args(struct args *a)
 	if (a->discover.mode == MODE_MANAGEMENT && (a->ids.n > 0 || a->spec.no_all_device))
 		return cli_usage_error("--mode management has only the \"all\" device");
 	a->spec.management = a->discover.mode == MODE_MANAGEMENT;
+	a->spec.capabilities = !a->no_facts && strcmp(a->output, "-") != 0;
 	a->spec.device_ids = (const char *const *)a->ids.v;
 	a->spec.n_device_ids = a->ids.n;
 	if (a->format < 0) {
@@ -333,7 +334,7 @@ static int run(const struct args *a, const struct gen_host *host)
 	_cleanup_json_ json_t *facts = NULL;
 	_cleanup_free_ char *buf = NULL, *facts_buf = NULL;
 	struct spec_files f = { .path = a->output };
-	bool want_facts = !a->no_facts && strcmp(a->output, "-") != 0;
+	bool want_facts = a->spec.capabilities;
 	int r, status;
 
 	r = discover(host, &a->discover, &inv, &warn, &err);

@@ -38,6 +38,15 @@ struct nodes {
 	const char *dev_root;
 	struct root_fs dev_fs;
 	char *proc_devices; /* NULL when the root has none: nothing to hold a node against */
+	/* Majors looked up so far, so each name is parsed out of /proc/devices once. */
+	struct {
+		const char *name; /* static */
+		int r;
+		unsigned major;
+	} majors[8];
+	size_t n_majors;
+	char last_dir[64];     /* the directory of the node looked at last, */
+	const char *last_real; /* resolved inside dev-root ("" for "/"), NULL when not */
 	struct mig_minors mm;
 	bool mm_read;
 };
@@ -60,6 +69,22 @@ static void nodes_done(struct nodes *n)
 	mig_minors_clear(&n->mm);
 }
 
+/* The major /proc/devices gives the character device name; -ENOENT when it has none. */
+static int proc_major(struct nodes *n, const char *name, unsigned *ret)
+{
+	int r;
+
+	for (size_t i = 0; i < n->n_majors; i++)
+		if (strcmp(n->majors[i].name, name) == 0) {
+			*ret = n->majors[i].major;
+			return n->majors[i].r;
+		}
+	r = procfs_parse_char_major(PROCFS_DEVICES, n->proc_devices, name, ret, NULL);
+	if (n->n_majors < ELEMENTSOF(n->majors))
+		n->majors[n->n_majors++] = (typeof(n->majors[0])){ name, r, r == 0 ? *ret : 0 };
+	return r;
+}
+
 /* The major the root's /proc/devices gives the first name of want it lists; -ENOENT if none. */
 static int expected_major(struct nodes *n, const struct node_expect *want, const char **ret_name,
 			  unsigned *ret_major)
@@ -67,8 +92,7 @@ static int expected_major(struct nodes *n, const struct node_expect *want, const
 	if (!n->proc_devices)
 		return -ENOENT;
 	for (size_t i = 0; i < ELEMENTSOF(want->major_names) && want->major_names[i]; i++)
-		if (procfs_parse_char_major(PROCFS_DEVICES, n->proc_devices, want->major_names[i],
-					    ret_major, NULL) == 0) {
+		if (proc_major(n, want->major_names[i], ret_major) == 0) {
 			*ret_name = want->major_names[i];
 			return 0;
 		}
@@ -104,6 +128,44 @@ static int judge(struct nodes *n, struct inv_node *node, const char *full, const
 	return 0;
 }
 
+/* a + b + c into buf (a big host's thousand nodes: no formatting, no allocation); false if
+ * it does not fit. */
+static bool join3(char *buf, size_t size, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a), lb = strlen(b), lc = strlen(c);
+
+	if (la + lb + lc >= size)
+		return false;
+	memcpy(buf, a, la);
+	memcpy(buf + la, b, lb);
+	memcpy(buf + la + lb, c, lc + 1);
+	return true;
+}
+
+/* lstat of path's place inside dev-root (its directory resolved there, the name not). */
+static int look_at(struct nodes *n, const char *path, char *full, size_t size, struct stat *st)
+{
+	const char *slash = strrchr(path, '/'), *real_dir = NULL;
+	size_t dlen = slash ? (size_t)(slash - path) : 0;
+	int r;
+
+	if (!slash || dlen >= sizeof(n->last_dir))
+		return -ENAMETOOLONG;
+	/* Nodes come in runs of one directory (/dev/nvidia-caps): resolve it once per run. */
+	if (!n->last_real || strncmp(n->last_dir, path, dlen) != 0 || n->last_dir[dlen] != '\0') {
+		memcpy(n->last_dir, path, dlen);
+		n->last_dir[dlen] = '\0';
+		n->last_real = NULL;
+		r = root_fs_dir(&n->dev_fs, dlen ? n->last_dir : "/", &real_dir);
+		if (r < 0)
+			return r;
+		n->last_real = strcmp(real_dir, "/") ? real_dir : "";
+	}
+	if (!join3(full, size, n->dev_root, n->last_real, slash))
+		return -ENAMETOOLONG;
+	return lstat(full, st) < 0 ? negative_errno() : 0;
+}
+
 /*
  * Look at the node path (under dev-root) and add it to the inventory, with what is wrong with it
  * if anything. A node that does not exist is added only when required (as missing); *ret_index
@@ -112,25 +174,15 @@ static int judge(struct nodes *n, struct inv_node *node, const char *full, const
 static int inspect(struct nodes *n, const char *path, enum node_role role, enum drv_cap cap,
 		   bool required, const struct node_expect *want, size_t *ret_index)
 {
-	_cleanup_free_ char *host = host_path(n->dev_root, path), *full = NULL;
-	const char *slash = strrchr(path, '/'), *real_dir = NULL;
-	char dir[PATH_MAX];
+	char host[PATH_MAX], full[PATH_MAX];
 	struct stat st;
 	size_t index;
 	int r, found;
 
 	*ret_index = INV_NO_NODE;
-	if (!host || !slash || (size_t)(slash - path) >= sizeof(dir))
-		return cdi_fail(n->d->err, -ENOMEM, "out of memory");
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	found = root_fs_dir(&n->dev_fs, dir[0] ? dir : "/", &real_dir);
-	if (found == 0) {
-		if (asprintf(&full, "%s%s/%s", n->dev_root, strcmp(real_dir, "/") ? real_dir : "",
-			     slash + 1) < 0)
-			return cdi_fail(n->d->err, -ENOMEM, "out of memory");
-		found = lstat(full, &st) < 0 ? negative_errno() : 0;
-	}
+	if (!join3(host, sizeof(host), n->dev_root, path, ""))
+		return cdi_problem_add(n->d->err, -ENAMETOOLONG, path, 0, 0, NULL, "name too long");
+	found = look_at(n, path, full, sizeof(full), &st);
 	if (found == -ENOMEM)
 		return cdi_fail(n->d->err, -ENOMEM, "out of memory");
 	if (found < 0 && !required)

@@ -94,11 +94,16 @@ static int lib_names_under(struct discovery *d, struct inv_file *f, const struct
 	return r;
 }
 
+/* The directories the linkers search without a cache (docs/hookless.md). */
+struct lib_dirs {
+	char multiarch[64];   /* /usr/lib/x86_64-linux-gnu */
+	char multiarch32[64]; /* /usr/lib/i386-linux-gnu */
+};
+
 /* One library: its own path first, then its names where the linkers look. */
-static int add_library(struct discovery *d, const struct driver_lib *lib)
+static int add_library(struct discovery *d, const struct lib_dirs *ld, const struct driver_lib *lib)
 {
-	char dir64[64], dir32[64];
-	const char *dirs64[] = { dir64, "/usr/lib64", "/usr/lib" };
+	const char *dirs64[] = { ld->multiarch, "/usr/lib64", "/usr/lib" };
 	const char *slash = strrchr(lib->path, '/'), *subdir = "/";
 	_cleanup_free_ char *host = NULL;
 	struct inv_file *f;
@@ -115,11 +120,8 @@ static int add_library(struct discovery *d, const struct driver_lib *lib)
 	/* libvdpau looks for its drivers in <libdir>/vdpau, not on the linker's path. */
 	if (slash && slash - lib->path >= 6 && strncmp(slash - 6, "/vdpau", 6) == 0)
 		subdir = "/vdpau/";
-	if (lib->is32) {
-		snprintf(dir32, sizeof(dir32), "/usr/lib/%s", arch_compat32->multiarch);
-		return lib_names_under(d, f, lib, dir32, subdir);
-	}
-	snprintf(dir64, sizeof(dir64), "/usr/lib/%s", arch_native.multiarch);
+	if (lib->is32)
+		return lib_names_under(d, f, lib, ld->multiarch32, subdir);
 	for (size_t i = 0; i < ELEMENTSOF(dirs64) && r >= 0; i++) {
 		r = lib_names_under(d, f, lib, dirs64[i], subdir);
 		/* Mesa's GBM loads <libdir>/gbm/<driver>_gbm.so; nvidia-ctk links the allocator
@@ -133,11 +135,16 @@ static int add_library(struct discovery *d, const struct driver_lib *lib)
 static int add_libraries(struct discovery *d)
 {
 	struct driver_libs libs = { 0 };
+	struct lib_dirs ld = { "", "" };
 	int r;
 
+	snprintf(ld.multiarch, sizeof(ld.multiarch), "/usr/lib/%s", arch_native.multiarch);
+	if (arch_compat32)
+		snprintf(ld.multiarch32, sizeof(ld.multiarch32), "/usr/lib/%s",
+			 arch_compat32->multiarch);
 	r = driver_libs_find(&d->driver_fs, d->cache, d->inv->driver_version, &libs, d->err);
 	for (size_t i = 0; r >= 0 && i < libs.n_libs; i++)
-		r = add_library(d, &libs.libs[i]);
+		r = add_library(d, &ld, &libs.libs[i]);
 	driver_libs_clear(&libs);
 	return r < 0 ? r : 0;
 }

@@ -114,6 +114,8 @@ int facts_build(const struct inventory *inv, const struct spec_options *opts,
 	_cleanup_json_ json_t *facts = NULL, *gpus = json_array();
 	int r = 0;
 
+	if (!res->capabilities)
+		return cdi_fail(err, -EINVAL, "facts: the spec was built without its capabilities");
 	if (!opts->management)
 		r = device_select(inv, opts->device_ids, opts->n_device_ids, &sel, err);
 	if (r < 0)

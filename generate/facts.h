@@ -22,7 +22,8 @@
 /*
  * The facts of the spec res that spec_build(inv, opts) made: the GPUs and MIG devices with the
  * spec's names for each (every strategy the spec uses), driver and CUDA versions, brands and
- * compute capabilities (absent when unknown), and res->capabilities.
+ * compute capabilities (absent when unknown), and res->capabilities (opts->capabilities must
+ * have been set for spec_build()).
  */
 int facts_build(const struct inventory *inv, const struct spec_options *opts,
 		const struct spec_result *res, json_t **ret, struct cdi_error *err);

@@ -82,7 +82,7 @@ enum node_role {
 struct inv_node {
 	enum node_role role;
 	enum drv_cap cap;
-	char *path;	 /* in the container: /dev/nvidia0 */
+	char *path;	 /* in the container: /dev/nvidia0 (one allocation with host_path) */
 	char *host_path; /* dev-root + path */
 	int error;
 	char *problem; /* the message of error, without the path; NULL when error is 0 */

@@ -166,8 +166,8 @@ static json_t *node_get(struct build *b, size_t index)
 		json_decref(node);
 		return NULL;
 	}
-	if (drv_cap_name(n->cap) && json_object_set_new(b->caps, n->path,
-							json_string(drv_cap_name(n->cap))) < 0) {
+	if (b->caps && drv_cap_name(n->cap) &&
+	    json_object_set_new(b->caps, n->path, json_string(drv_cap_name(n->cap))) < 0) {
 		json_decref(node);
 		return NULL;
 	}
@@ -427,8 +427,9 @@ static int build_init(struct build *b)
 	b->in_all = calloc(n, sizeof(*b->in_all));
 	b->all = calloc(n, sizeof(*b->all));
 	b->node_json = calloc(n, sizeof(*b->node_json));
-	b->caps = json_object();
-	if (!b->used || !b->in_all || !b->all || !b->node_json || !b->caps)
+	b->caps = b->opts->capabilities ? json_object() : NULL;
+	if (!b->used || !b->in_all || !b->all || !b->node_json ||
+	    (b->opts->capabilities && !b->caps))
 		return oom(b);
 	if (!b->opts->management) {
 		r = device_select(b->inv, b->opts->device_ids, b->opts->n_device_ids, &b->sel,

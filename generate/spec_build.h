@@ -32,12 +32,15 @@ struct spec_options {
 	bool with_device_numbers;
 	/* nvidia-ctk's management spec: one "all" device with every node of the inventory. */
 	bool management;
+	/* Fill spec_result.capabilities (for the facts file; not needed for the spec alone). */
+	bool capabilities;
 };
 
 struct spec_result {
 	json_t *spec;
 	/* Path → capability ("compute", "compute/32", ...) of every mount containerPath and device
-	 * node path of the spec whose capability is known (the facts file's "capabilities"). */
+	 * node path of the spec whose capability is known (the facts file's "capabilities"); NULL
+	 * unless spec_options.capabilities. */
 	json_t *capabilities;
 	size_t n_devices, n_nodes, n_mounts; /* device entries, distinct node paths, mounts */
 };

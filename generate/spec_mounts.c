@@ -95,8 +95,10 @@ static json_t *cap_json(const struct inv_file *f)
 
 	if (!name)
 		return NULL;
-	snprintf(buf, sizeof(buf), "%s%s", name, f->is32 ? "/32" : "");
-	return json_string(buf);
+	if (!f->is32)
+		return json_string_nocheck(name);
+	snprintf(buf, sizeof(buf), "%s/32", name);
+	return json_string_nocheck(buf);
 }
 
 static int mount_json(const struct claim *c, json_t *file_opts, json_t *ipc_opts, json_t *out,
