@@ -86,9 +86,21 @@ static void usage(void)
 }
 
 enum {
-	OPT_ROOT = 256, OPT_DRIVER_ROOT, OPT_DEV_ROOT, OPT_NVML_LIB, OPT_FORMAT, OPT_VENDOR,
-	OPT_CLASS, OPT_STRATEGY, OPT_DEVICE_ID, OPT_NO_ALL, OPT_MODE, OPT_CHECK, OPT_ALLOW_MISSING,
-	OPT_NUMBERS, OPT_NO_FACTS,
+	OPT_ROOT = 256,
+	OPT_DRIVER_ROOT,
+	OPT_DEV_ROOT,
+	OPT_NVML_LIB,
+	OPT_FORMAT,
+	OPT_VENDOR,
+	OPT_CLASS,
+	OPT_STRATEGY,
+	OPT_DEVICE_ID,
+	OPT_NO_ALL,
+	OPT_MODE,
+	OPT_CHECK,
+	OPT_ALLOW_MISSING,
+	OPT_NUMBERS,
+	OPT_NO_FACTS,
 };
 
 static const struct option options[] = {
@@ -127,7 +139,8 @@ static int root_option(const char *name, const char *value, const char **ret)
 
 static int parse_mode(const char *s, enum gen_mode *ret)
 {
-	static const char *const names[] = { [MODE_AUTO] = "auto", [MODE_NVML] = "nvml",
+	static const char *const names[] = { [MODE_AUTO] = "auto",
+					     [MODE_NVML] = "nvml",
 					     [MODE_PROCFS] = "procfs",
 					     [MODE_MANAGEMENT] = "management" };
 
@@ -145,10 +158,15 @@ static int handle_option(int c, struct args *a)
 	struct cdi_error e = { 0 };
 
 	switch (c) {
-	case OPT_ROOT: return root_option("root", optarg, &a->root);
-	case OPT_DRIVER_ROOT: return root_option("driver-root", optarg, &a->driver_root);
-	case OPT_DEV_ROOT: return root_option("dev-root", optarg, &a->dev_root);
-	case OPT_NVML_LIB: a->discover.nvml_lib = optarg; return 0;
+	case OPT_ROOT:
+		return root_option("root", optarg, &a->root);
+	case OPT_DRIVER_ROOT:
+		return root_option("driver-root", optarg, &a->driver_root);
+	case OPT_DEV_ROOT:
+		return root_option("dev-root", optarg, &a->dev_root);
+	case OPT_NVML_LIB:
+		a->discover.nvml_lib = optarg;
+		return 0;
 	case 'o':
 		if (!*optarg)
 			return cli_usage_error("--output: the path is empty");
@@ -162,8 +180,12 @@ static int handle_option(int c, struct args *a)
 		else
 			return cli_usage_error("--format: \"%s\" is neither yaml nor json", optarg);
 		return 0;
-	case OPT_VENDOR: a->spec.vendor = optarg; return 0;
-	case OPT_CLASS: a->spec.class_name = optarg; return 0;
+	case OPT_VENDOR:
+		a->spec.vendor = optarg;
+		return 0;
+	case OPT_CLASS:
+		a->spec.class_name = optarg;
+		return 0;
 	case OPT_STRATEGY:
 		if (name_strategies_parse(optarg, &a->spec.name_strategies, &e) < 0) {
 			int r = cli_usage_error("%s", cdi_error_message(&e));
@@ -178,15 +200,32 @@ static int handle_option(int c, struct args *a)
 			return CLI_EXIT_PROBLEM;
 		}
 		return 0;
-	case OPT_NO_ALL: a->spec.no_all_device = true; return 0;
-	case OPT_MODE: return parse_mode(optarg, &a->discover.mode);
-	case OPT_CHECK: a->check = true; return 0;
-	case OPT_ALLOW_MISSING: a->spec.allow_missing_nodes = true; return 0;
-	case OPT_NUMBERS: a->spec.with_device_numbers = true; return 0;
-	case OPT_NO_FACTS: a->no_facts = true; return 0;
-	case 'q': cli_set_level(CLI_QUIET); return 0;
-	case 'v': cli_set_level(CLI_VERBOSE); return 0;
-	default: return cli_usage_error("unknown option or missing argument: %s", optarg ? optarg : "");
+	case OPT_NO_ALL:
+		a->spec.no_all_device = true;
+		return 0;
+	case OPT_MODE:
+		return parse_mode(optarg, &a->discover.mode);
+	case OPT_CHECK:
+		a->check = true;
+		return 0;
+	case OPT_ALLOW_MISSING:
+		a->spec.allow_missing_nodes = true;
+		return 0;
+	case OPT_NUMBERS:
+		a->spec.with_device_numbers = true;
+		return 0;
+	case OPT_NO_FACTS:
+		a->no_facts = true;
+		return 0;
+	case 'q':
+		cli_set_level(CLI_QUIET);
+		return 0;
+	case 'v':
+		cli_set_level(CLI_VERBOSE);
+		return 0;
+	default:
+		return cli_usage_error("unknown option or missing argument: %s",
+				       optarg ? optarg : "");
 	}
 }
 
@@ -318,8 +357,8 @@ static int output(const struct args *a, const struct spec_result *res, const str
 			printf("%s is stale: %s\n", a->output, reason);
 		return fresh ? 0 : CLI_EXIT_PROBLEM;
 	}
-	if (asprintf(&what, written == SPEC_WRITTEN ? "wrote %s%s" : "%s%s is up to date", a->output,
-		     f->facts ? " and its facts file" : "") < 0)
+	if (asprintf(&what, written == SPEC_WRITTEN ? "wrote %s%s" : "%s%s is up to date",
+		     a->output, f->facts ? " and its facts file" : "") < 0)
 		what = NULL;
 	summary(what ? what : a->output, res);
 	return 0;
@@ -381,7 +420,8 @@ int main(int argc, char **argv)
 	if (status == 0)
 		status = normalize_root("dev-root", a.dev_root ? a.dev_root : a.root, &dev_root);
 	if (status == 0) {
-		host = (struct gen_host){ .root = root, .driver_root = driver_root,
+		host = (struct gen_host){ .root = root,
+					  .driver_root = driver_root,
 					  .dev_root = dev_root };
 		status = run(&a, &host);
 	}

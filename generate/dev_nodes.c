@@ -111,9 +111,10 @@ static int judge(struct nodes *n, struct inv_node *node, const char *full, const
 		ssize_t len = readlink(full, target, sizeof(target) - 1);
 
 		target[len > 0 ? len : 0] = '\0';
-		return inv_node_set_problem(node, -ELOOP, n->d->err,
-					    "is a symbolic link (to %s), not a device node; not followed",
-					    len > 0 ? target : "?");
+		return inv_node_set_problem(
+			node, -ELOOP, n->d->err,
+			"is a symbolic link (to %s), not a device node; not followed",
+			len > 0 ? target : "?");
 	}
 	if (!S_ISCHR(st->st_mode))
 		return inv_node_set_problem(node, -ENOTTY, n->d->err, "not a character device");
@@ -122,9 +123,10 @@ static int judge(struct nodes *n, struct inv_node *node, const char *full, const
 	node->mode = st->st_mode & 07777;
 	if (want && expected_major(n, want, &name, &major) == 0 &&
 	    (node->major != major || node->minor != want->minor))
-		return inv_node_set_problem(node, -ESTALE, n->d->err,
-					    "character device %u:%u, but the driver's %s is %u:%u (stale device node)",
-					    node->major, node->minor, name, major, want->minor);
+		return inv_node_set_problem(
+			node, -ESTALE, n->d->err,
+			"character device %u:%u, but the driver's %s is %u:%u (stale device node)",
+			node->major, node->minor, name, major, want->minor);
 	return 0;
 }
 
@@ -207,10 +209,16 @@ static int control_nodes(struct nodes *n)
 		/* The driver creates these on first use, not at load: a host may lack them. */
 		bool required;
 	} control[] = {
-		{ "/dev/nvidia-modeset", { { "nvidia-frontend", "nvidia" }, 254 }, DRV_CAP_DISPLAY, false },
+		{ "/dev/nvidia-modeset",
+		  { { "nvidia-frontend", "nvidia" }, 254 },
+		  DRV_CAP_DISPLAY,
+		  false },
 		{ "/dev/nvidia-uvm", { { "nvidia-uvm", NULL }, 0 }, DRV_CAP_COMPUTE, true },
 		{ "/dev/nvidia-uvm-tools", { { "nvidia-uvm", NULL }, 1 }, DRV_CAP_COMPUTE, false },
-		{ "/dev/nvidiactl", { { "nvidia-frontend", "nvidia" }, 255 }, DRV_CAP_UNKNOWN, true },
+		{ "/dev/nvidiactl",
+		  { { "nvidia-frontend", "nvidia" }, 255 },
+		  DRV_CAP_UNKNOWN,
+		  true },
 	};
 	size_t index;
 	int r;
@@ -238,13 +246,15 @@ static int cap_node(struct nodes *n, const struct gpu_device *gpu, const struct 
 			return r;
 		n->mm_read = true;
 	}
-	if (mig_minors_lookup(&n->mm, gpu->minor, mig->gi, ci ? (int)mig->ci : -1, &want.minor) < 0) {
+	if (mig_minors_lookup(&n->mm, gpu->minor, mig->gi, ci ? (int)mig->ci : -1, &want.minor) <
+	    0) {
 		_cleanup_free_ char *mpath = host_path(n->d->host->root, PROCFS_MIG_MINORS);
 
 		if (ci)
 			return cdi_problem_add(n->d->err, -ENOENT, mpath, 0, 0, NULL,
-					       "no gpu%u/gi%u/ci%u/access (GPU %u, MIG %u)", gpu->minor,
-					       mig->gi, mig->ci, gpu->index, mig->index);
+					       "no gpu%u/gi%u/ci%u/access (GPU %u, MIG %u)",
+					       gpu->minor, mig->gi, mig->ci, gpu->index,
+					       mig->index);
 		return cdi_problem_add(n->d->err, -ENOENT, mpath, 0, 0, NULL,
 				       "no gpu%u/gi%u/access (GPU %u, MIG %u)", gpu->minor, mig->gi,
 				       gpu->index, mig->index);
@@ -334,20 +344,21 @@ static int scan_dir(struct nodes *n, const char *dir, const struct scan *s)
 {
 	_cleanup_strv_free_ char **names = NULL;
 	_cleanup_free_ char *full = NULL;
-	const char *real;
+	const char *real = NULL;
 	size_t count = 0;
 	int r;
 
-	r = root_fs_dir(&n->dev_fs, dir, &real);
+	r = root_fs_list(&n->dev_fs, dir, keep_scanned, (void *)s, &names, &count, &real);
 	if (r == -ENOENT || r == -ENOTDIR)
 		return 0;
 	if (r >= 0 && asprintf(&full, "%s%s", n->dev_root, real) < 0)
 		r = -ENOMEM;
-	if (r >= 0)
-		r = dir_list_at(AT_FDCWD, full, O_NOFOLLOW, keep_scanned, (void *)s, &names, &count);
-	if (r < 0)
-		return cdi_problem_add(n->d->err, r, full ? full : dir, 0, 0, NULL,
+	if (r < 0) {
+		_cleanup_free_ char *given = host_path(n->dev_root, dir);
+
+		return cdi_problem_add(n->d->err, r, given, 0, 0, NULL,
 				       "cannot read the directory: %s", strerror(-r));
+	}
 	for (size_t i = 0; i < count; i++) {
 		char path[PATH_MAX];
 		struct stat st;

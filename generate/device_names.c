@@ -25,17 +25,17 @@ int name_strategies_parse(const char *list, unsigned *strategies, struct cdi_err
 		else if (n == 10 && strncmp(p, "type-index", n) == 0)
 			*strategies |= NAME_TYPE_INDEX;
 		else
-			return cdi_problem_add(err, -EINVAL, NULL, 0, 0, "--device-name-strategy",
-					       "unknown strategy \"%.*s\" (index, uuid, type-index)",
-					       (int)n, p);
+			return cdi_problem_add(
+				err, -EINVAL, NULL, 0, 0, "--device-name-strategy",
+				"unknown strategy \"%.*s\" (index, uuid, type-index)", (int)n, p);
 		if (p[n] == '\0')
 			return 0;
 		p += n + 1;
 	}
 }
 
-size_t device_names(unsigned strategies, const struct gpu_device *gpu,
-		    const struct mig_device *mig, char names[NAME_MAX_STRATEGIES][DEVICE_NAME_MAX])
+size_t device_names(unsigned strategies, const struct gpu_device *gpu, const struct mig_device *mig,
+		    char names[NAME_MAX_STRATEGIES][DEVICE_NAME_MAX])
 {
 	size_t n = 0;
 
@@ -166,16 +166,18 @@ static int select_one(const struct inventory *inv, const char *id, struct device
 		if ((is_index && m < 0 && gpu->index == g) || strcmp(id, gpu->uuid) == 0 ||
 		    (is_bus && strcmp(bus, gpu->bus_id) == 0)) {
 			if (gpu->mig_enabled)
-				return cdi_problem_add(err, -EINVAL, NULL, 0, 0, "--device-id",
-						       "%s: GPU %u is in MIG mode; select its MIG devices (%u:<n>) instead",
-						       id, gpu->index, gpu->index);
+				return cdi_problem_add(
+					err, -EINVAL, NULL, 0, 0, "--device-id",
+					"%s: GPU %u is in MIG mode; select its MIG devices (%u:<n>) instead",
+					id, gpu->index, gpu->index);
 			sel->gpus[i] = true;
 			return 0;
 		}
 		for (size_t j = 0; j < gpu->n_migs; j++) {
 			const struct mig_device *mig = &gpu->migs[j];
 
-			if ((is_index && m >= 0 && gpu->index == g && mig->index == (unsigned long)m) ||
+			if ((is_index && m >= 0 && gpu->index == g &&
+			     mig->index == (unsigned long)m) ||
 			    strcmp(id, mig->uuid) == 0) {
 				sel->migs[i * GPU_MAX_MIGS + j] = true;
 				return 0;

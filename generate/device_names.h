@@ -31,8 +31,8 @@ int name_strategies_parse(const char *list, unsigned *strategies, struct cdi_err
  * order index, uuid, type-index; the count. Names CDI does not allow (R450's
  * "MIG-GPU-<uuid>/<gi>/<ci>") are included: callers check them.
  */
-size_t device_names(unsigned strategies, const struct gpu_device *gpu,
-		    const struct mig_device *mig, char names[NAME_MAX_STRATEGIES][DEVICE_NAME_MAX]);
+size_t device_names(unsigned strategies, const struct gpu_device *gpu, const struct mig_device *mig,
+		    char names[NAME_MAX_STRATEGIES][DEVICE_NAME_MAX]);
 
 /*
  * Device order: index and type-index names compare digit runs as numbers ("2" < "10",

@@ -115,10 +115,12 @@ static int discover_gpus(struct discovery *d, const struct discover_options *o,
 	if (r == -ENOENT) {
 		const char *root = *d->host->driver_root ? d->host->driver_root : "/";
 
-		if (o->mode == MODE_AUTO && asprintf(&why, "no " NVML_SONAME " under %s", root) >= 0)
+		if (o->mode == MODE_AUTO &&
+		    asprintf(&why, "no " NVML_SONAME " under %s", root) >= 0)
 			return procfs_fallback(d, why, proc_version);
 		return cdi_fail(d->err, r,
-				"no " NVML_SONAME " in %s/etc/ld.so.cache or the library directories",
+				"no " NVML_SONAME
+				" in %s/etc/ld.so.cache or the library directories",
 				d->host->driver_root);
 	}
 	if (r < 0)

@@ -31,25 +31,19 @@ static int gpu_cmp_bus(const void *a, const void *b)
 }
 
 /* The names in a /proc directory (resolved inside the root), sorted; -ENOENT with no problem. */
-static int proc_dir_list(struct discovery *d, const char *path, dir_keep_fn keep,
-			 char ***ret_names, size_t *ret_n)
+static int proc_dir_list(struct discovery *d, const char *path, dir_keep_fn keep, char ***ret_names,
+			 size_t *ret_n)
 {
-	_cleanup_free_ char *full = NULL;
-	const char *real;
 	int r;
 
-	r = root_fs_dir(&d->host_fs, path, &real);
+	r = root_fs_list(&d->host_fs, path, keep, NULL, ret_names, ret_n, NULL);
 	if (r == -ENOENT)
 		return r;
-	if (r >= 0 && asprintf(&full, "%s%s", d->host->root, real) < 0)
-		return cdi_fail(d->err, -ENOMEM, "out of memory");
-	if (r >= 0)
-		r = dir_list_at(AT_FDCWD, full, O_NOFOLLOW, keep, NULL, ret_names, ret_n);
 	if (r < 0) {
 		_cleanup_free_ char *given = host_path(d->host->root, path);
 
-		return cdi_problem_add(d->err, r, given, 0, 0, NULL, "cannot read the directory: %s",
-				       strerror(-r));
+		return cdi_problem_add(d->err, r, given, 0, 0, NULL,
+				       "cannot read the directory: %s", strerror(-r));
 	}
 	return 0;
 }
@@ -114,12 +108,14 @@ static int number_gpus(struct discovery *d, struct gpu_device *gpus, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		gpus[i].index = (unsigned)i;
 		for (size_t j = 0; j < i; j++)
-			if (gpus[j].minor == gpus[i].minor || strcmp(gpus[j].uuid, gpus[i].uuid) == 0) {
+			if (gpus[j].minor == gpus[i].minor ||
+			    strcmp(gpus[j].uuid, gpus[i].uuid) == 0) {
 				_cleanup_free_ char *dir = host_path(d->host->root, PROCFS_GPUS);
 
-				return cdi_problem_add(d->err, -EINVAL, dir, 0, 0, NULL,
-						       "GPUs %s and %s share a device minor or UUID",
-						       gpus[j].bus_id, gpus[i].bus_id);
+				return cdi_problem_add(
+					d->err, -EINVAL, dir, 0, 0, NULL,
+					"GPUs %s and %s share a device minor or UUID",
+					gpus[j].bus_id, gpus[i].bus_id);
 			}
 	}
 	return 0;

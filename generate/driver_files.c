@@ -69,8 +69,9 @@ static const struct {
 	const char *prefix;
 	const char *name;
 } extra_names[] = {
-	{ "libcuda.so", "libcuda.so" },			      /* for -lcuda */
-	{ "libnvidia-opticalflow.so", "libnvidia-opticalflow.so" }, /* the optical flow SDK dlopens it */
+	{ "libcuda.so", "libcuda.so" }, /* for -lcuda */
+	{ "libnvidia-opticalflow.so",
+	  "libnvidia-opticalflow.so" },			/* the optical flow SDK dlopens it */
 	{ "libGLX_nvidia.so", "libGLX_indirect.so.0" }, /* GLVND's indirect-rendering vendor */
 };
 
@@ -252,21 +253,14 @@ static int add_matching(struct discovery *d, enum inv_file_kind kind, enum drv_c
 			const char *dir, const char *pattern, const char *dest)
 {
 	_cleanup_strv_free_ char **names = NULL;
-	_cleanup_free_ char *full = NULL;
-	const char *real_dir;
 	size_t n = 0;
 	int r;
 
-	r = root_fs_dir(&d->driver_fs, dir, &real_dir);
+	r = root_fs_list(&d->driver_fs, dir, keep_pattern, (void *)pattern, &names, &n, NULL);
 	if (r == -ENOMEM)
 		return oom(d);
 	if (r < 0)
-		return 0;
-	if (asprintf(&full, "%s%s", d->driver_fs.root, real_dir) < 0)
-		return oom(d);
-	r = dir_list_at(AT_FDCWD, full, O_NOFOLLOW, keep_pattern, (void *)pattern, &names, &n);
-	if (r == -ENOMEM)
-		return oom(d);
+		return 0; /* not on this host, or unreadable: nothing of ours there */
 	for (size_t i = 0; r >= 0 && i < n; i++) {
 		_cleanup_free_ char *path = NULL, *to = NULL, *host = NULL;
 		struct inv_file *f;
@@ -360,11 +354,13 @@ static int add_configs(struct discovery *d)
 		enum drv_cap cap;
 	} configs[] = {
 		{ "glvnd/egl_vendor.d", "10_nvidia.json", "/usr/share", false, DRV_CAP_GRAPHICS },
-		{ "egl/egl_external_platform.d", "*nvidia*.json", "/usr/share", false, DRV_CAP_GRAPHICS },
+		{ "egl/egl_external_platform.d", "*nvidia*.json", "/usr/share", false,
+		  DRV_CAP_GRAPHICS },
 		{ "nvidia", "nvoptix.bin", "/usr/share", false, DRV_CAP_GRAPHICS },
 		/* for an X server in the container: display */
 		{ "X11/xorg.conf.d", "10-nvidia.conf", "/usr/share", false, DRV_CAP_DISPLAY },
-		{ "X11/xorg.conf.d", "nvidia-drm-outputclass.conf", "/usr/share", false, DRV_CAP_DISPLAY },
+		{ "X11/xorg.conf.d", "nvidia-drm-outputclass.conf", "/usr/share", false,
+		  DRV_CAP_DISPLAY },
 		{ "OpenCL/vendors", "nvidia.icd", "/etc", false, DRV_CAP_COMPUTE },
 		{ "vulkan/icd.d", "nvidia_icd*.json", "/etc", true, DRV_CAP_GRAPHICS },
 		{ "vulkan/icd.d", "nvidia_layers.json", "/etc", true, DRV_CAP_GRAPHICS },
@@ -380,7 +376,8 @@ static int add_configs(struct discovery *d)
 				continue;
 			snprintf(dir, sizeof(dir), "%s/%s", bases[b], configs[c].dir);
 			snprintf(dest, sizeof(dest), "%s/%s", configs[c].dest, configs[c].dir);
-			r = add_matching(d, INV_CONFIG, configs[c].cap, dir, configs[c].pattern, dest);
+			r = add_matching(d, INV_CONFIG, configs[c].cap, dir, configs[c].pattern,
+					 dest);
 			if (r < 0)
 				return r;
 		}

@@ -45,12 +45,14 @@ static json_t *mig_json(const struct spec_options *o, const struct gpu_device *g
 static json_t *gpu_json(const struct spec_options *o, const struct gpu_device *gpu,
 			const struct device_selection *sel, size_t i)
 {
-	_cleanup_json_ json_t *g = json_pack(
-		"{s:I, s:I, s:s, s:s, s:s}", "index", (json_int_t)gpu->index, "minor",
-		(json_int_t)gpu->minor, "uuid", gpu->uuid, "busId", gpu->bus_id, "model", gpu->name);
+	_cleanup_json_ json_t *g =
+		json_pack("{s:I, s:I, s:s, s:s, s:s}", "index", (json_int_t)gpu->index, "minor",
+			  (json_int_t)gpu->minor, "uuid", gpu->uuid, "busId", gpu->bus_id, "model",
+			  gpu->name);
 	_cleanup_json_ json_t *migs = json_array();
 
-	if (!g || !migs || (gpu->brand && json_object_set_new(g, "brand", json_string(gpu->brand)) < 0) ||
+	if (!g || !migs ||
+	    (gpu->brand && json_object_set_new(g, "brand", json_string(gpu->brand)) < 0) ||
 	    (gpu->arch[0] && json_object_set_new(g, "arch", json_string(gpu->arch)) < 0) ||
 	    json_object_set_new(g, "mig", json_boolean(gpu->mig_enabled)) < 0 ||
 	    json_object_set_new(g, "devices", names_json(o, gpu, NULL, sel->gpus[i])) < 0)
@@ -78,7 +80,7 @@ static json_t *sorted_caps(const json_t *caps)
 		json_decref(out);
 		return NULL;
 	}
-	json_object_foreach((json_t *)caps, key, v) {
+	json_object_foreach ((json_t *)caps, key, v) {
 		if (!(keys[n] = strdup(key))) {
 			json_decref(out);
 			return NULL;

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "host.h"
 #include "host_file.h"
 #include "macro.h"
@@ -21,13 +22,20 @@
 static const char *file_type(mode_t mode)
 {
 	switch (mode & S_IFMT) {
-	case S_IFIFO: return "a FIFO";
-	case S_IFCHR: return "a character device";
-	case S_IFBLK: return "a block device";
-	case S_IFSOCK: return "a socket";
-	case S_IFDIR: return "a directory";
-	case S_IFLNK: return "a symbolic link";
-	default: return "not a regular file";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFLNK:
+		return "a symbolic link";
+	default:
+		return "not a regular file";
 	}
 }
 
@@ -74,24 +82,16 @@ int host_file_read_fd(int fd, const char *name, size_t max, char **ret_buf, size
 	if (max >= SIZE_MAX / 2)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "size limit too large");
 	for (;;) {
+		size_t room;
 		ssize_t n;
 
-		if (len + 1 >= cap) {
-			size_t grown = cap ? cap * 2 : 4096;
-			char *p;
-
-			if (grown > max + 2)
-				grown = max + 2;
-			if (grown <= len + 1)
-				return cdi_problem_add(err, -EFBIG, name, 0, 0, NULL,
-						       "more than %zu bytes", max);
-			p = realloc(buf, grown);
-			if (!p)
-				return cdi_fail(err, -ENOMEM, "out of memory");
-			buf = p;
-			cap = grown;
-		}
-		n = read(fd, buf + len, cap - 1 - len);
+		/* /proc files say size 0: grow as they go, a byte past max tells "too big". */
+		if (ARRAY_RESERVE(buf, cap, len + 4096) < 0)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		room = cap - 1 - len;
+		if (room > max + 1 - len)
+			room = max + 1 - len;
+		n = read(fd, buf + len, room);
 		if (n < 0) {
 			int r = negative_errno();
 
@@ -114,8 +114,8 @@ int host_file_read_fd(int fd, const char *name, size_t max, char **ret_buf, size
 	return 0;
 }
 
-int host_file_read(const char *root, const char *path, size_t max, unsigned flags,
-		   char **ret_buf, size_t *ret_len, struct cdi_error *err)
+int host_file_read(const char *root, const char *path, size_t max, unsigned flags, char **ret_buf,
+		   size_t *ret_len, struct cdi_error *err)
 {
 	_cleanup_free_ char *given = host_path(root, path), *real = NULL, *full = NULL;
 	_cleanup_close_ int fd = -1;

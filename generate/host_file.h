@@ -28,7 +28,7 @@ int host_file_read_fd(int fd, const char *name, size_t max, char **ret_buf, size
  * host_file_open() and read whole: at most max bytes (more is a problem), NUL-terminated. /proc
  * files report size 0 and are read to their end. ret_len may be NULL.
  */
-int host_file_read(const char *root, const char *path, size_t max, unsigned flags,
-		   char **ret_buf, size_t *ret_len, struct cdi_error *err);
+int host_file_read(const char *root, const char *path, size_t max, unsigned flags, char **ret_buf,
+		   size_t *ret_len, struct cdi_error *err);
 
 #endif

@@ -90,8 +90,8 @@ int inv_node_set_problem(struct inv_node *node, int error, struct cdi_error *err
 	return 0;
 }
 
-int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_cap cap,
-		       bool is32, const char *host_path, unsigned rank, struct inv_file **ret,
+int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_cap cap, bool is32,
+		       const char *host_path, unsigned rank, struct inv_file **ret,
 		       struct cdi_error *err)
 {
 	struct inv_file *file;

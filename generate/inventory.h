@@ -116,8 +116,8 @@ struct inv_file {
 
 struct inventory {
 	char driver_version[GPU_VERSION_MAX]; /* "550.54.15" */
-	int cuda_version;		      /* 12040 (nvmlSystemGetCudaDriverVersion), 0 unknown */
-	struct gpu_device *gpus;	      /* by index */
+	int cuda_version;	 /* 12040 (nvmlSystemGetCudaDriverVersion), 0 unknown */
+	struct gpu_device *gpus; /* by index */
 	size_t n_gpus;
 	struct inv_node *nodes;
 	size_t n_nodes, cap_nodes;
@@ -136,12 +136,12 @@ int inventory_add_node(struct inventory *inv, enum node_role role, enum drv_cap 
 		       const char *path, const char *host_path, size_t *ret_index,
 		       struct cdi_error *err);
 /* Record what is wrong with a node (printf-style message, without the path). */
-int inv_node_set_problem(struct inv_node *node, int error, struct cdi_error *err,
-			 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int inv_node_set_problem(struct inv_node *node, int error, struct cdi_error *err, const char *fmt,
+			 ...) __attribute__((format(printf, 4, 5)));
 
 /* Append a file (host_path copied) with no container path yet; *ret valid until the next. */
-int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_cap cap,
-		       bool is32, const char *host_path, unsigned rank, struct inv_file **ret,
+int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_cap cap, bool is32,
+		       const char *host_path, unsigned rank, struct inv_file **ret,
 		       struct cdi_error *err);
 /* Add a container path a + b + c (any may be "") to a file; a path it has already is skipped. */
 int inv_file_add_path(struct inv_file *file, const char *a, const char *b, const char *c,

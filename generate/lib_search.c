@@ -34,7 +34,8 @@
 enum { TAG_FILE, TAG_DIR };
 
 /* Where libraries live when no cache says so, as distributions lay them out. */
-static const char *const fixed_dirs[] = { "/usr/lib64", "/lib64", "/usr/lib32", "/usr/lib", "/lib" };
+static const char *const fixed_dirs[] = { "/usr/lib64", "/lib64", "/usr/lib32", "/usr/lib",
+					  "/lib" };
 
 /* The Debian-style multiarch directories of one ABI, + suffix ("" or "/vdpau"). */
 static void multiarch_dirs(const struct arch_abi *abi, const char *suffix, char out[4][PATH_MAX])
@@ -60,8 +61,7 @@ static size_t parent_len(const char *path)
 	return s ? (size_t)(s - path) : 0;
 }
 
-int lib_locate(struct root_fs *fs, const struct ldcache *cache, const char *soname,
-	       char **ret_real)
+int lib_locate(struct root_fs *fs, const struct ldcache *cache, const char *soname, char **ret_real)
 {
 	char multiarch[4][PATH_MAX], path[PATH_MAX];
 	const struct stat *st;
@@ -70,7 +70,8 @@ int lib_locate(struct root_fs *fs, const struct ldcache *cache, const char *sona
 	for (size_t i = 0; cache && i < cache->n_entries; i++) {
 		const struct ldcache_entry *e = &cache->entries[i];
 
-		if (!ldcache_entry_is_elf(e) || arch_by_cache_flags(ldcache_entry_arch(e)) != &arch_native ||
+		if (!ldcache_entry_is_elf(e) ||
+		    arch_by_cache_flags(ldcache_entry_arch(e)) != &arch_native ||
 		    strcmp(e->key, soname) != 0)
 			continue;
 		if (root_fs_file(fs, e->value, &real, &st) == 0 && S_ISREG(st->st_mode))
@@ -267,7 +268,8 @@ static int scan_cache(struct search *s, const struct ldcache *cache)
 		const struct lib_name *ln;
 		int r;
 
-		/* The cache's flags choose the entries of our ABIs; the ELF header decides later. */
+		/* The cache's flags choose the entries of our ABIs; the ELF header decides later.
+		 */
 		if (!ldcache_entry_is_elf(e) || !arch_by_cache_flags(ldcache_entry_arch(e)))
 			continue;
 		ln = lib_name_match(e->key);
@@ -291,14 +293,11 @@ static bool keep_lib_name(const char *name, unsigned char d_type, void *userdata
 static int scan_dir(struct search *s, const char *dir)
 {
 	_cleanup_strv_free_ char **names = NULL;
-	_cleanup_free_ char *full = NULL;
 	size_t n = 0, dlen = strcmp(dir, "/") ? strlen(dir) : 0;
 	int r;
 
-	if (asprintf(&full, "%s%s", s->fs->root, dir) < 0)
-		return cdi_fail(s->err, -ENOMEM, "out of memory");
 	/* readdir order is the filesystem's; sorted, the same host gives the same ranks. */
-	r = dir_list_at(AT_FDCWD, full, O_NOFOLLOW, keep_lib_name, NULL, &names, &n);
+	r = root_fs_list(s->fs, dir, keep_lib_name, NULL, &names, &n, NULL);
 	if (r == -ENOMEM)
 		return cdi_fail(s->err, r, "out of memory");
 	if (r < 0)
@@ -312,7 +311,8 @@ static int scan_dir(struct search *s, const char *dir)
 			return cdi_fail(s->err, r, "out of memory");
 		if (r < 0)
 			continue; /* a dangling link */
-		/* A symlink in the same directory as its file is a name the host gives the library. */
+		/* A symlink in the same directory as its file is a name the host gives the library.
+		 */
 		if (strcmp(base_name(real), names[i]) != 0 && parent_len(real) == dlen &&
 		    strncmp(real, dir, dlen) == 0)
 			link = names[i];
@@ -382,7 +382,8 @@ static int check_file(struct search *s, struct real_file *f, struct driver_lib *
 	int r;
 
 	if (f->ln->own_version) {
-		/* No driver version tells the current copy from stale ones: take what the host links. */
+		/* No driver version tells the current copy from stale ones: take what the host
+		 * links. */
 		if (!lib_name_has_own_version(name, f->ln) || (!f->from_cache && f->links.n == 0))
 			return 0;
 	} else if (!lib_name_has_driver_version(name, f->ln, s->version))
@@ -472,7 +473,8 @@ int driver_libs_find(struct root_fs *fs, const struct ldcache *cache, const char
 	r = scan_cache(&s, cache);
 	if (r >= 0)
 		r = add_standard_dirs(&s);
-	/* take_candidate() queues the directory of each file found: the list grows while scanned. */
+	/* take_candidate() queues the directory of each file found: the list grows while scanned.
+	 */
 	for (size_t i = 0; r >= 0 && i < s.n_dirs; i++)
 		r = scan_dir(&s, s.dirs[i]);
 	if (r >= 0)

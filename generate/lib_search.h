@@ -16,7 +16,8 @@ struct driver_lib {
 	char *path;   /* the real file, inside the root:
 			 /usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15 */
 	char *soname; /* DT_SONAME ("libcuda.so.1"), NULL when the file has none */
-	char **links; /* names of host symlinks beside it resolving to path: sorted, NULL-terminated */
+	char **links; /* names of host symlinks beside it resolving to path: sorted, NULL-terminated
+		       */
 	size_t n_links;
 	const struct lib_name *ln; /* its entry of the library table */
 	bool is32;		   /* the 32-bit ABI (cache flags and ELF class agree) */

@@ -11,7 +11,10 @@
 #include "lib_table.h"
 #include "macro.h"
 
-#define LIB(prefix, cap, own) { prefix, sizeof(prefix) - 1, cap, own }
+#define LIB(prefix, cap, own)                                                                      \
+	{                                                                                          \
+		prefix, sizeof(prefix) - 1, cap, own                                               \
+	}
 static const struct lib_name lib_names[] = {
 	LIB("libnvidia-ml.so", DRV_CAP_UTILITY, false),
 	LIB("libnvidia-cfg.so", DRV_CAP_UTILITY, false),

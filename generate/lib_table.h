@@ -23,7 +23,6 @@ const struct lib_name *lib_name_match(const char *name);
 bool lib_name_has_own_version(const char *name, const struct lib_name *ln);
 
 /* name is "<prefix>.<version>": the file of this driver version. */
-bool lib_name_has_driver_version(const char *name, const struct lib_name *ln,
-				 const char *version);
+bool lib_name_has_driver_version(const char *name, const struct lib_name *ln, const char *version);
 
 #endif

@@ -5,9 +5,11 @@
  * hashed, for the whole run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -280,12 +282,12 @@ static int memo_add(struct root_fs *fs, enum entry_kind kind, const char *key, s
 }
 
 /* Resolve one plain name in real_dir (depth: links followed so far in this directory). */
-static int name_resolve(struct root_fs *fs, const char *real_dir, const char *name,
-			unsigned depth, struct root_fs_entry **ret);
+static int name_resolve(struct root_fs *fs, const char *real_dir, const char *name, unsigned depth,
+			struct root_fs_entry **ret);
 
 /* What lstat of full said is a link: resolve its target from real_dir. */
-static int link_resolve(struct root_fs *fs, const char *real_dir, const char *full,
-			unsigned depth, char **ret_real, struct stat *ret_st)
+static int link_resolve(struct root_fs *fs, const char *real_dir, const char *full, unsigned depth,
+			char **ret_real, struct stat *ret_st)
 {
 	char target[PATH_MAX];
 	struct root_fs_entry *e;
@@ -317,8 +319,8 @@ static int link_resolve(struct root_fs *fs, const char *real_dir, const char *fu
 	return 0;
 }
 
-static int name_resolve(struct root_fs *fs, const char *real_dir, const char *name,
-			unsigned depth, struct root_fs_entry **ret)
+static int name_resolve(struct root_fs *fs, const char *real_dir, const char *name, unsigned depth,
+			struct root_fs_entry **ret)
 {
 	char key[PATH_MAX], full[PATH_MAX];
 	size_t dlen = strcmp(real_dir, "/") ? strlen(real_dir) : 0, nlen = strlen(name);
@@ -353,8 +355,8 @@ static int name_resolve(struct root_fs *fs, const char *real_dir, const char *na
 	return memo_add(fs, ENTRY_NAME, key, klen, h, real, r, &st, ret);
 }
 
-int root_fs_name(struct root_fs *fs, const char *real_dir, const char *name,
-		 const char **ret_real, const struct stat **ret_st)
+int root_fs_name(struct root_fs *fs, const char *real_dir, const char *name, const char **ret_real,
+		 const struct stat **ret_st)
 {
 	struct root_fs_entry *e;
 	int r;
@@ -480,4 +482,22 @@ int root_fs_tag(struct root_fs *fs, unsigned ns, const char *key, size_t **ret_t
 	}
 	*ret_tag = &e->tag;
 	return 0;
+}
+
+int root_fs_list(struct root_fs *fs, const char *path, dir_keep_fn keep, void *userdata,
+		 char ***ret_names, size_t *ret_n, const char **ret_real)
+{
+	char full[PATH_MAX];
+	const char *real;
+	int r;
+
+	r = root_fs_dir(fs, path, &real);
+	if (r < 0)
+		return r;
+	if ((size_t)snprintf(full, sizeof(full), "%s%s", fs->root, real) >= sizeof(full))
+		return -ENAMETOOLONG;
+	r = dir_list_at(AT_FDCWD, full, O_NOFOLLOW, keep, userdata, ret_names, ret_n);
+	if (r >= 0 && ret_real)
+		*ret_real = real;
+	return r;
 }

@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "dir_list.h"
+
 /*
  * Resolve path (absolute, as seen inside root; root "" is "/") as if root were "/": every
  * symlink is followed, absolute targets restart at root and ".." stops at it, so the result
@@ -41,12 +43,21 @@ void root_fs_clear(struct root_fs *fs);
 int root_fs_dir(struct root_fs *fs, const char *path, const char **ret_real);
 
 /* One name (no slash needed) inside real_dir, resolved: its real path and lstat. */
-int root_fs_name(struct root_fs *fs, const char *real_dir, const char *name,
-		 const char **ret_real, const struct stat **ret_st);
+int root_fs_name(struct root_fs *fs, const char *real_dir, const char *name, const char **ret_real,
+		 const struct stat **ret_st);
 
 /* An absolute path: its directory by root_fs_dir(), then its last name by root_fs_name(). */
 int root_fs_file(struct root_fs *fs, const char *path, const char **ret_real,
 		 const struct stat **ret_st);
+
+/*
+ * The names in the directory path (resolved by root_fs_dir(); opened without following a link,
+ * as it is real by then) that keep accepts, sorted (dir_list.h); its real path in *ret_real
+ * (may be NULL). -ENOENT or -ENOTDIR when it is not a directory, else -errno; no problem is
+ * added, the caller knows what the directory is for.
+ */
+int root_fs_list(struct root_fs *fs, const char *path, dir_keep_fn keep, void *userdata,
+		 char ***ret_names, size_t *ret_n, const char **ret_real);
 
 /*
  * A slot for the caller's bookkeeping about one string (a real path) in namespace ns, created

@@ -101,7 +101,8 @@ static int mark_used(struct build *b)
 			if (r >= 0)
 				r = use_node(b, gpu->migs[j].gi_node, "GPU instance", gpu->index);
 			if (r >= 0)
-				r = use_node(b, gpu->migs[j].ci_node, "compute instance", gpu->index);
+				r = use_node(b, gpu->migs[j].ci_node, "compute instance",
+					     gpu->index);
 		}
 	}
 	return r;
@@ -112,19 +113,22 @@ static int mark_used(struct build *b)
 static int report_node(struct build *b, const struct inv_node *n)
 {
 	if (n->error == -ENOENT && b->opts->allow_missing_nodes) {
-		cdi_problem_add(b->warn, n->error, n->host_path, 0, 0, NULL,
-				"%s; written to the spec anyway (the runtime will look for it at container start)",
-				n->problem);
+		cdi_problem_add(
+			b->warn, n->error, n->host_path, 0, 0, NULL,
+			"%s; written to the spec anyway (the runtime will look for it at container start)",
+			n->problem);
 		return 0;
 	}
 	if (n->error == -ENOENT && n->role == NODE_CONTROL)
-		return cdi_problem_add(b->err, n->error, n->host_path, 0, 0, NULL,
-				       "%s (the driver creates control nodes on first use, not when it loads): create it with --create-device-nodes or nvidia-modprobe, or pass --allow-missing-nodes to write the spec anyway",
-				       n->problem);
+		return cdi_problem_add(
+			b->err, n->error, n->host_path, 0, 0, NULL,
+			"%s (the driver creates control nodes on first use, not when it loads): create it with --create-device-nodes or nvidia-modprobe, or pass --allow-missing-nodes to write the spec anyway",
+			n->problem);
 	if (n->error == -ENOENT)
-		return cdi_problem_add(b->err, n->error, n->host_path, 0, 0, NULL,
-				       "%s (create it with nvidia-modprobe or nvidia-smi, or pass --allow-missing-nodes to write the spec anyway)",
-				       n->problem);
+		return cdi_problem_add(
+			b->err, n->error, n->host_path, 0, 0, NULL,
+			"%s (create it with nvidia-modprobe or nvidia-smi, or pass --allow-missing-nodes to write the spec anyway)",
+			n->problem);
 	return cdi_problem_add(b->err, n->error, n->host_path, 0, 0, NULL, "%s", n->problem);
 }
 
@@ -250,9 +254,10 @@ static int gpu_entries(struct build *b)
 		const struct gpu_device *gpu = &b->inv->gpus[i];
 
 		if (gpu->mig_enabled && gpu->n_migs == 0 && b->opts->n_device_ids == 0)
-			cdi_problem_add(b->warn, 0, NULL, 0, 0, NULL,
-					"GPU %u (%s) is in MIG mode and has no MIG device to describe (none configured, or enumerated without NVML)",
-					gpu->index, gpu->uuid);
+			cdi_problem_add(
+				b->warn, 0, NULL, 0, 0, NULL,
+				"GPU %u (%s) is in MIG mode and has no MIG device to describe (none configured, or enumerated without NVML)",
+				gpu->index, gpu->uuid);
 		if (b->sel.gpus[i])
 			r = device_entries(b, gpu, NULL);
 		for (size_t j = 0; r >= 0 && j < gpu->n_migs && j < GPU_MAX_MIGS; j++)
@@ -342,7 +347,8 @@ static int common_edits(struct build *b, json_t *mounts, json_t **ret)
 		r = used_nodes(b, NODE_CONTROL, &nodes);
 		if (r < 0)
 			return r;
-		if (json_array_size(nodes) > 0 && set_new(edits, "deviceNodes", TAKE_PTR(nodes)) < 0)
+		if (json_array_size(nodes) > 0 &&
+		    set_new(edits, "deviceNodes", TAKE_PTR(nodes)) < 0)
 			return oom(b);
 	}
 	if (json_array_size(mounts) > 0 && set_new(edits, "mounts", json_incref(mounts)) < 0)
@@ -445,8 +451,7 @@ int spec_build(const struct inventory *inv, const struct spec_options *opts,
 	       struct spec_result *ret, struct cdi_error *warn, struct cdi_error *err)
 {
 	struct build b = { .inv = inv, .opts = opts, .warn = warn, .err = err };
-	_cleanup_json_ json_t *devices = json_array(), *mounts = NULL, *edits = NULL,
-			      *spec = NULL;
+	_cleanup_json_ json_t *devices = json_array(), *mounts = NULL, *edits = NULL, *spec = NULL;
 	int r;
 
 	r = build_init(&b);
@@ -461,7 +466,8 @@ int spec_build(const struct inventory *inv, const struct spec_options *opts,
 	if (r >= 0)
 		r = spec_assemble(&b, devices, edits, &spec);
 	if (r >= 0) {
-		*ret = (struct spec_result){ .spec = TAKE_PTR(spec), .capabilities = TAKE_PTR(b.caps),
+		*ret = (struct spec_result){ .spec = TAKE_PTR(spec),
+					     .capabilities = TAKE_PTR(b.caps),
 					     .n_devices = json_array_size(devices),
 					     .n_mounts = json_array_size(mounts) };
 		for (size_t i = 0; i < inv->n_nodes; i++)

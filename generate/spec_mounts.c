@@ -108,9 +108,12 @@ static int mount_json(const struct claim *c, json_t *file_opts, json_t *ipc_opts
 
 	/* both paths passed utf8_path() */
 	if (!o || json_array_append_new(out, o) < 0 ||
-	    json_object_set_new_nocheck(o, "hostPath", json_string_nocheck(c->file->host_path)) < 0 ||
-	    json_object_set_new_nocheck(o, "containerPath", json_string_nocheck(c->container)) < 0 ||
-	    json_object_set_nocheck(o, "options", c->file->kind == INV_IPC ? ipc_opts : file_opts) < 0)
+	    json_object_set_new_nocheck(o, "hostPath", json_string_nocheck(c->file->host_path)) <
+		    0 ||
+	    json_object_set_new_nocheck(o, "containerPath", json_string_nocheck(c->container)) <
+		    0 ||
+	    json_object_set_nocheck(o, "options", c->file->kind == INV_IPC ? ipc_opts : file_opts) <
+		    0)
 		return -ENOMEM;
 	cap = caps ? cap_json(c->file) : NULL;
 	if (cap && json_object_set_new(caps, c->container, cap) < 0)

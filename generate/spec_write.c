@@ -52,22 +52,39 @@ static void out_dir_close(struct out_dir *o, bool failed)
 	o->fd = -1;
 }
 
-/* DIR and NAME of DIR/NAME; a path that names no file ("dir/", "..") is an error. */
-static int split_path(const char *path, char **ret_dir, const char **ret_base,
-		      struct cdi_error *err)
+/* The names one run uses: DIR and NAME of DIR/NAME, and the facts file's. */
+struct names {
+	char *dir;
+	const char *base;
+	char *facts_base;  /* NAME.cdikit */
+	char *facts_label; /* DIR/NAME.cdikit, for messages */
+};
+
+static void names_clear(struct names *n)
+{
+	free(n->dir);
+	free(n->facts_base);
+	free(n->facts_label);
+}
+
+/* A path that names no file ("dir/", "..") is an error, before anything is created. */
+static int names_of(const char *path, struct names *ret, struct cdi_error *err)
 {
 	const char *slash = strrchr(path, '/');
 	const char *base = slash ? slash + 1 : path;
 
+	*ret = (struct names){ .base = base };
 	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
 		return cdi_problem_add(err, -EISDIR, path, 0, 0, NULL,
 				       "names a directory, not a file (give DIR/nvidia.yaml)");
 	if (slash == path)
-		*ret_dir = strdup("/");
+		ret->dir = strdup("/");
 	else
-		*ret_dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-	*ret_base = base;
-	return *ret_dir ? 0 : cdi_fail(err, -ENOMEM, "out of memory");
+		ret->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
+	if (!ret->dir || asprintf(&ret->facts_base, "%s" FACTS_SUFFIX, base) < 0 ||
+	    asprintf(&ret->facts_label, "%s" FACTS_SUFFIX, path) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	return 0;
 }
 
 /* mkdir one directory 0755 whatever the umask (mode set on its fd, not by path). */
@@ -78,9 +95,10 @@ static int make_dir(struct out_dir *o, const char *dir, struct cdi_error *err)
 
 	if (mkdir(dir, DIR_MODE) < 0) {
 		r = negative_errno();
-		return r == -EEXIST ? 0
-				    : cdi_problem_add(err, r, dir, 0, 0, NULL,
-						      "cannot create the directory: %s", strerror(-r));
+		return r == -EEXIST
+			       ? 0
+			       : cdi_problem_add(err, r, dir, 0, 0, NULL,
+						 "cannot create the directory: %s", strerror(-r));
 	}
 	if (strv_builder_add(&o->created, dir) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
@@ -174,7 +192,8 @@ static void remove_stale_temps(struct out_dir *o, const char *base, const char *
 static int temp_create(struct out_dir *o, const char *name, char *tmp, size_t size,
 		       struct cdi_error *err)
 {
-	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	static const char chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 	for (int attempt = 0; attempt < 100; attempt++) {
 		unsigned char rnd[TEMP_RANDOM];
@@ -188,7 +207,8 @@ static int temp_create(struct out_dir *o, const char *name, char *tmp, size_t si
 			suffix[i] = chars[rnd[i] % (sizeof(chars) - 1)];
 		suffix[TEMP_RANDOM] = '\0';
 		if ((size_t)snprintf(tmp, size, ".%s.%s" TEMP_SUFFIX, name, suffix) >= size)
-			return cdi_problem_add(err, -ENAMETOOLONG, name, 0, 0, NULL, "name too long");
+			return cdi_problem_add(err, -ENAMETOOLONG, name, 0, 0, NULL,
+					       "name too long");
 		fd = openat(o->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd
@@ -247,8 +267,8 @@ static int replace_file(struct out_dir *o, const char *label, const char *name, 
 
 enum existing {
 	FILE_ABSENT,
-	FILE_SAME,    /* the content wanted, owned and moded as it should be */
-	FILE_DIFFERS, /* other content (or too big to hold ours) */
+	FILE_SAME,     /* the content wanted, owned and moded as it should be */
+	FILE_DIFFERS,  /* other content (or too big to hold ours) */
 	FILE_INSECURE, /* the content wanted, but another owner or mode */
 };
 
@@ -275,15 +295,17 @@ static int look(struct out_dir *o, const char *label, const char *name, const ch
 	if (fd < 0 && errno == ENOENT)
 		return 0;
 	if (fd < 0 && errno == ELOOP && !follow)
-		return cdi_problem_add(err, -ELOOP, label, 0, 0, NULL,
-				       "is a symbolic link; refusing to write through it (use --output - for stdout)");
+		return cdi_problem_add(
+			err, -ELOOP, label, 0, 0, NULL,
+			"is a symbolic link; refusing to write through it (use --output - for stdout)");
 	if (fd < 0 || fstat(fd, &ret->st) < 0) {
 		r = negative_errno();
 		return cdi_problem_add(err, r, label, 0, 0, NULL, "cannot open: %s", strerror(-r));
 	}
 	if (!S_ISREG(ret->st.st_mode))
-		return cdi_problem_add(err, -EINVAL, label, 0, 0, NULL,
-				       "exists and is not a regular file; refusing to replace it (use --output - for stdout)");
+		return cdi_problem_add(
+			err, -EINVAL, label, 0, 0, NULL,
+			"exists and is not a regular file; refusing to replace it (use --output - for stdout)");
 	ret->state = FILE_DIFFERS;
 	if ((uintmax_t)ret->st.st_size > CDI_SPEC_MAX_BYTES)
 		return 0;
@@ -306,59 +328,54 @@ static int look(struct out_dir *o, const char *label, const char *name, const ch
  * Under the lock: look at both places first, so a link or a device at either means nothing is
  * written; then the facts, then the spec, each only when it is not already as it should be.
  */
-static int write_files(struct out_dir *o, const struct spec_files *f, const char *base,
-		       const char *facts_name, const char *facts_label, bool *changed,
-		       struct cdi_error *err)
+static int write_files(struct out_dir *o, const struct spec_files *f, const struct names *n,
+		       bool *changed, struct cdi_error *err)
 {
 	struct found spec = { 0 }, facts = { .state = FILE_SAME };
 	int r;
 
-	r = look(o, f->path, base, f->spec, f->spec_len, false, &spec, err);
+	r = look(o, f->path, n->base, f->spec, f->spec_len, false, &spec, err);
 	if (r >= 0 && f->facts)
-		r = look(o, facts_label, facts_name, f->facts, f->facts_len, false, &facts, err);
+		r = look(o, n->facts_label, n->facts_base, f->facts, f->facts_len, false, &facts,
+			 err);
 	free(spec.buf);
 	free(facts.buf);
 	if (r < 0)
 		return r;
 	if (facts.state != FILE_SAME) {
 		*changed = true;
-		r = replace_file(o, facts_label, facts_name, f->facts, f->facts_len, err);
+		r = replace_file(o, n->facts_label, n->facts_base, f->facts, f->facts_len, err);
 	}
 	if (r >= 0 && spec.state != FILE_SAME) {
 		*changed = true;
-		r = replace_file(o, f->path, base, f->spec, f->spec_len, err);
+		r = replace_file(o, f->path, n->base, f->spec, f->spec_len, err);
 	}
 	return r;
 }
 
-int spec_files_write(const struct spec_files *f, enum spec_write_result *ret,
-		     struct cdi_error *err)
+int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, struct cdi_error *err)
 {
-	_cleanup_free_ char *dir = NULL, *facts_name = NULL, *facts_label = NULL;
 	struct out_dir o = { .fd = -1 };
-	const char *base;
+	struct names n;
 	bool changed = false;
 	int r;
 
-	r = split_path(f->path, &dir, &base, err);
-	if (r < 0)
-		return r;
-	if (asprintf(&facts_name, "%s" FACTS_SUFFIX, base) < 0 ||
-	    asprintf(&facts_label, "%s" FACTS_SUFFIX, f->path) < 0)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-	r = out_dir_open(&o, dir, true, err);
+	r = names_of(f->path, &n, err);
+	if (r >= 0)
+		r = out_dir_open(&o, n.dir, true, err);
 	if (r >= 0 && flock(o.fd, LOCK_EX) < 0)
-		r = cdi_problem_add(err, negative_errno(), dir, 0, 0, NULL, "cannot lock: %s",
+		r = cdi_problem_add(err, negative_errno(), n.dir, 0, 0, NULL, "cannot lock: %s",
 				    strerror(errno));
 	if (r >= 0) {
-		remove_stale_temps(&o, base, facts_name);
-		r = write_files(&o, f, base, facts_name, facts_label, &changed, err);
+		remove_stale_temps(&o, n.base, n.facts_base);
+		r = write_files(&o, f, &n, &changed, err);
 	}
 	/* The new names are durable once the directory is. */
 	if (r >= 0 && changed && fsync(o.fd) < 0 && errno != EINVAL)
-		r = cdi_problem_add(err, negative_errno(), dir, 0, 0, NULL, "cannot sync: %s",
+		r = cdi_problem_add(err, negative_errno(), n.dir, 0, 0, NULL, "cannot sync: %s",
 				    strerror(errno));
 	out_dir_close(&o, r < 0);
+	names_clear(&n);
 	if (r >= 0)
 		*ret = changed ? SPEC_WRITTEN : SPEC_UNCHANGED;
 	return r < 0 ? r : 0;
@@ -382,45 +399,44 @@ static int check_one(struct out_dir *o, const char *label, const char *name, con
 	else if (f.state == FILE_DIFFERS)
 		snprintf(reason, size, "%s is out of date", label);
 	else if (f.state == FILE_INSECURE)
-		snprintf(reason, size,
-			 "%s is insecure: owned by uid %u with mode %04o, not uid %u with mode %04o (a run without --check replaces it)",
-			 spec ? "it" : label, (unsigned)f.st.st_uid,
-			 (unsigned)(f.st.st_mode & 07777), (unsigned)geteuid(), FILE_MODE);
+		snprintf(
+			reason, size,
+			"%s is insecure: owned by uid %u with mode %04o, not uid %u with mode %04o (a run without --check replaces it)",
+			spec ? "it" : label, (unsigned)f.st.st_uid,
+			(unsigned)(f.st.st_mode & 07777), (unsigned)geteuid(), FILE_MODE);
 	else
 		reason[0] = '\0';
 	free(f.buf);
 	return 0;
 }
 
-int spec_files_check(const struct spec_files *f, const json_t *spec, bool *ret_fresh,
-		     char *reason, size_t size, struct cdi_error *err)
+int spec_files_check(const struct spec_files *f, const json_t *spec, bool *ret_fresh, char *reason,
+		     size_t size, struct cdi_error *err)
 {
-	_cleanup_free_ char *dir = NULL, *facts_name = NULL, *facts_label = NULL;
 	struct out_dir o = { .fd = -1 };
 	struct cdi_error derr = { 0 };
-	const char *base;
+	struct names n;
 	int r;
 
-	r = split_path(f->path, &dir, &base, err);
-	if (r < 0)
-		return r;
-	if (asprintf(&facts_name, "%s" FACTS_SUFFIX, base) < 0 ||
-	    asprintf(&facts_label, "%s" FACTS_SUFFIX, f->path) < 0)
-		return cdi_fail(err, -ENOMEM, "out of memory");
 	reason[0] = '\0';
-	r = out_dir_open(&o, dir, false, &derr);
-	if (r == -ENOENT) {
-		snprintf(reason, size, "it does not exist");
-		r = 0;
-	} else if (r < 0)
-		cdi_error_move(err, &derr);
-	else
-		r = check_one(&o, f->path, base, f->spec, f->spec_len, spec, reason, size, err);
+	r = names_of(f->path, &n, err);
+	if (r >= 0) {
+		r = out_dir_open(&o, n.dir, false, &derr);
+		if (r == -ENOENT) {
+			snprintf(reason, size, "it does not exist");
+			r = 0;
+		} else if (r < 0)
+			cdi_error_move(err, &derr);
+		else
+			r = check_one(&o, f->path, n.base, f->spec, f->spec_len, spec, reason, size,
+				      err);
+	}
 	if (r >= 0 && !reason[0] && f->facts)
-		r = check_one(&o, facts_label, facts_name, f->facts, f->facts_len, NULL, reason,
+		r = check_one(&o, n.facts_label, n.facts_base, f->facts, f->facts_len, NULL, reason,
 			      size, err);
 	out_dir_close(&o, false);
 	cdi_error_reset(&derr);
+	names_clear(&n);
 	if (r >= 0)
 		*ret_fresh = !reason[0];
 	return r < 0 ? r : 0;

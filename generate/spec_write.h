@@ -42,8 +42,8 @@ int spec_files_write(const struct spec_files *f, enum spec_write_result *ret,
  * ... is out of date") in reason. spec is the tree of f->spec (for the reason). Only reads; a
  * symlinked spec is judged by the file it names. An error only when the files cannot be read.
  */
-int spec_files_check(const struct spec_files *f, const json_t *spec, bool *ret_fresh,
-		     char *reason, size_t size, struct cdi_error *err);
+int spec_files_check(const struct spec_files *f, const json_t *spec, bool *ret_fresh, char *reason,
+		     size_t size, struct cdi_error *err);
 
 /* One line on why a spec on disk (path, old_buf) differs from spec (spec_diff.c). */
 void spec_stale_reason(const char *path, const char *old_buf, size_t old_len, const json_t *spec,

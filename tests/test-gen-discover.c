@@ -28,7 +28,8 @@ static void setup(void)
 
 	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
 	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
-		cr_skip_test("no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
+		cr_skip_test(
+			"no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
 	cr_assert(mkdtemp(tmp));
 	have_tmp = true;
 	snprintf(root, sizeof(root), "%s/h", tmp);
@@ -122,10 +123,14 @@ Test(discover, dgx_inventory)
 	cr_assert_str_eq(f->host_path + strlen(root), "/usr/lib/x86_64-linux-gnu/libcuda.so." VER);
 	f = file_at(&inv, "/usr/lib/i386-linux-gnu/libcuda.so.1");
 	cr_assert(f && f->is32 && f->cap == DRV_CAP_COMPUTE);
-	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")->cap, DRV_CAP_UTILITY);
-	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1")->cap, DRV_CAP_VIDEO);
-	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libEGL_nvidia.so.0")->cap, DRV_CAP_GRAPHICS);
-	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so." VER)->cap, DRV_CAP_NGX);
+	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1")->cap,
+		     DRV_CAP_UTILITY);
+	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvcuvid.so.1")->cap,
+		     DRV_CAP_VIDEO);
+	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libEGL_nvidia.so.0")->cap,
+		     DRV_CAP_GRAPHICS);
+	cr_assert_eq(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so." VER)->cap,
+		     DRV_CAP_NGX);
 	f = file_at(&inv, "/usr/bin/nvidia-smi");
 	cr_assert(f && f->kind == INV_BINARY && f->cap == DRV_CAP_UTILITY);
 	cr_assert_eq(file_at(&inv, "/usr/bin/nvidia-cuda-mps-server")->cap, DRV_CAP_COMPUTE);
@@ -173,7 +178,8 @@ Test(discover, no_driver)
 	sh("mv '%s/proc/driver/nvidia' '%s/nv'", root, tmp);
 	for (enum gen_mode m = MODE_AUTO; m <= MODE_MANAGEMENT; m++) {
 		cr_assert_eq(run(m, &inv, NULL, &err), -ENODEV);
-		snprintf(want, sizeof(want), "no NVIDIA driver found: %s/proc/driver/nvidia is missing", root);
+		snprintf(want, sizeof(want),
+			 "no NVIDIA driver found: %s/proc/driver/nvidia is missing", root);
 		cr_assert_str_eq(cdi_error_message(&err), want);
 		cr_assert_eq(err.n_problems, 1);
 		cdi_error_reset(&err);
@@ -201,7 +207,8 @@ Test(discover, nodes_as_the_root_has_them)
 	cr_assert_eq(inv.nodes[inv.gpus[1].node].error, -ENOTTY);
 	n = &inv.nodes[inv.gpus[2].migs[0].ci_node];
 	cr_assert_eq(n->error, -ESTALE);
-	cr_assert(strstr(n->problem, "235:999, but the driver's nvidia-caps is 235:337"), "%s", n->problem);
+	cr_assert(strstr(n->problem, "235:999, but the driver's nvidia-caps is 235:337"), "%s",
+		  n->problem);
 	/* Required and missing: recorded as missing; optional and missing: not recorded. */
 	cr_assert_eq(node_at(&inv, "/dev/nvidia-uvm")->error, -ENOENT);
 	cr_assert_null(node_at(&inv, "/dev/nvidia-uvm-tools"));
@@ -215,7 +222,8 @@ Test(discover, mig_minors_without_an_entry)
 
 	sh("sed -i '/^gpu2\\/gi7\\/ci0\\/access /d' '%s/proc/driver/nvidia-caps/mig-minors'", root);
 	cr_assert_eq(run(MODE_AUTO, &inv, NULL, &err), -ENOENT);
-	cr_assert(strstr(cdi_error_message(&err), "mig-minors: no gpu2/gi7/ci0/access (GPU 2, MIG 0)"),
+	cr_assert(strstr(cdi_error_message(&err),
+			 "mig-minors: no gpu2/gi7/ci0/access (GPU 2, MIG 0)"),
 		  "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 	inventory_clear(&inv);

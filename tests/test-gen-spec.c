@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Assembly (generate/spec_build.c, spec_mounts.c, facts.c) over inventories built by hand: no host, no
- * root, no device node. What discovery would have found is written down here, including what it
+ * Assembly (generate/spec_build.c, spec_mounts.c, facts.c) over inventories built by hand: no host,
+ * no root, no device node. What discovery would have found is written down here, including what it
  * found wrong (a missing, linked or stale node), and the spec is judged on that alone.
  */
 #include <criterion/criterion.h>
@@ -118,8 +118,8 @@ static void topo3(struct inventory *inv)
 	snprintf(inv->gpus[2].bus_id, GPU_BUSID_MAX, "0000:b7:00.0");
 }
 
-static int build(const struct inventory *inv, const struct spec_options *o,
-		 struct spec_result *res, struct cdi_error *warn, struct cdi_error *err)
+static int build(const struct inventory *inv, const struct spec_options *o, struct spec_result *res,
+		 struct cdi_error *warn, struct cdi_error *err)
 {
 	*res = (struct spec_result){ 0 };
 	return spec_build(inv, o, res, warn, err);
@@ -151,7 +151,7 @@ static json_t *dev_edits(const json_t *spec, const char *name)
 	size_t i;
 	json_t *d;
 
-	json_array_foreach(json_object_get(spec, "devices"), i, d)
+	json_array_foreach (json_object_get(spec, "devices"), i, d)
 		if (strcmp(json_string_value(json_object_get(d, "name")), name) == 0)
 			return json_object_get(d, "containerEdits");
 	return NULL;
@@ -184,11 +184,11 @@ static bool has_key(const json_t *j, const char *key)
 	size_t i;
 
 	if (json_is_object(j)) {
-		json_object_foreach((json_t *)j, k, v)
+		json_object_foreach ((json_t *)j, k, v)
 			if (strcmp(k, key) == 0 || has_key(v, key))
 				return true;
 	} else if (json_is_array(j)) {
-		json_array_foreach(j, i, v)
+		json_array_foreach (j, i, v)
 			if (has_key(v, key))
 				return true;
 	}
@@ -198,10 +198,16 @@ static bool has_key(const json_t *j, const char *key)
 Test(spec, default_names_order_and_mig)
 {
 	static const char *const want[] = {
-		"0", "1:0", "1:2", "2",
-		"GPU-00000000-0000-0000-0000-000000000000", "GPU-22222222-0000-0000-0000-000000000000",
-		"MIG-aaaaaaaa-0000-0000-0000-000000000000", "MIG-bbbbbbbb-0000-0000-0000-000000000000",
-		"none", "all",
+		"0",
+		"1:0",
+		"1:2",
+		"2",
+		"GPU-00000000-0000-0000-0000-000000000000",
+		"GPU-22222222-0000-0000-0000-000000000000",
+		"MIG-aaaaaaaa-0000-0000-0000-000000000000",
+		"MIG-bbbbbbbb-0000-0000-0000-000000000000",
+		"none",
+		"all",
 	};
 	struct inventory inv;
 	struct spec_options o = { 0 };
@@ -269,7 +275,7 @@ Test(spec, all_is_the_union_without_duplicates)
 Test(spec, common_edits_and_counts)
 {
 	struct inventory inv;
-	struct spec_options o = { 0 };
+	struct spec_options o = { .capabilities = true };
 	struct spec_result res;
 	struct inv_file *f;
 	json_t *edits, *nodes, *mounts;
@@ -277,9 +283,11 @@ Test(spec, common_edits_and_counts)
 	topo3(&inv);
 	node(&inv, NODE_CONTROL, DRV_CAP_DISPLAY, "/dev/nvidia-modeset", MAJ_NVIDIA, 254);
 	cr_assert_eq(inventory_add_file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, false,
-					"/x/libcuda.so.550.54.15", 0, &f, NULL), 0);
+					"/x/libcuda.so.550.54.15", 0, &f, NULL),
+		     0);
 	cr_assert_eq(inv_file_add_path(f, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15", "", "",
-				       NULL), 0);
+				       NULL),
+		     0);
 	cr_assert_eq(build(&inv, &o, &res, NULL, NULL), 0);
 	edits = json_object_get(res.spec, "containerEdits");
 	cr_assert_eq(json_array_size(json_object_get(edits, "env")), 1);
@@ -300,14 +308,21 @@ Test(spec, common_edits_and_counts)
 	cr_assert_eq(res.n_nodes, 10);
 	cr_assert_eq(res.n_mounts, 1);
 	/* Capabilities of the paths the spec has, for the facts file. */
-	cr_assert_str_eq(json_string_value(json_object_get(res.capabilities,
-							   "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15")),
-			 "compute");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(
+			res.capabilities, "/usr/lib/x86_64-linux-gnu/libcuda.so.550.54.15")),
+		"compute");
 	cr_assert_str_eq(json_string_value(json_object_get(res.capabilities, "/dev/nvidia-uvm")),
 			 "compute");
-	cr_assert_str_eq(json_string_value(json_object_get(res.capabilities, "/dev/nvidia-modeset")),
-			 "display");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(res.capabilities, "/dev/nvidia-modeset")),
+		"display");
 	cr_assert_null(json_object_get(res.capabilities, "/dev/nvidiactl"), "every capability's");
+	spec_result_clear(&res);
+	/* Not asked for: not made. */
+	o.capabilities = false;
+	cr_assert_eq(build(&inv, &o, &res, NULL, NULL), 0);
+	cr_assert_null(res.capabilities);
 	spec_result_clear(&res);
 	inventory_clear(&inv);
 }
@@ -346,7 +361,8 @@ Test(spec, uuid_only_without_root_prefix_is_0_3_0)
 	add_gpus(&inv, 1);
 	snprintf(inv.gpus[0].uuid, GPU_UUID_MAX, "GPU-00000000-0000-0000-0000-000000000000");
 	cr_assert_eq(inventory_add_node(&inv, NODE_GPU, DRV_CAP_UNKNOWN, "/dev/nvidia0",
-					"/dev/nvidia0", &index, NULL), 0);
+					"/dev/nvidia0", &index, NULL),
+		     0);
 	inv.gpus[0].node = index;
 	spec = spec_of(&inv, &o, NULL);
 	assert_names(spec, want, ELEMENTSOF(want));
@@ -385,7 +401,8 @@ Test(spec, device_id_selection)
 		{ "gpu2", { "2", "GPU-22222222-0000-0000-0000-000000000000", "none", "all" } },
 		{ "GPU-00000000-0000-0000-0000-000000000000",
 		  { "0", "GPU-00000000-0000-0000-0000-000000000000", "none", "all" } },
-		{ "0000:b7:00.0", { "2", "GPU-22222222-0000-0000-0000-000000000000", "none", "all" } },
+		{ "0000:b7:00.0",
+		  { "2", "GPU-22222222-0000-0000-0000-000000000000", "none", "all" } },
 		{ "1:2", { "1:2", "MIG-bbbbbbbb-0000-0000-0000-000000000000", "none", "all" } },
 		{ "mig1:0", { "1:0", "MIG-aaaaaaaa-0000-0000-0000-000000000000", "none", "all" } },
 		{ "MIG-aaaaaaaa-0000-0000-0000-000000000000",
@@ -414,7 +431,8 @@ Test(spec, device_id_selection)
 
 Test(spec, device_id_errors)
 {
-	static const char *const bad[] = { "99", "3", "1:1", "1", "gpu1", "mig0:0", "GPU-nope", "1:", ":1", "x" };
+	static const char *const bad[] = { "99",     "3",	 "1:1", "1",  "gpu1",
+					   "mig0:0", "GPU-nope", "1:",	":1", "x" };
 	struct inventory inv;
 
 	topo3(&inv);
@@ -513,7 +531,8 @@ Test(spec, linked_stale_and_wrong_nodes_are_errors)
 		const char *problem;
 	} cases[] = {
 		{ -ELOOP, "is a symbolic link (to /dev/kvm), not a device node; not followed" },
-		{ -ESTALE, "character device 235:999, but the driver's nvidia-caps is 235:12 (stale device node)" },
+		{ -ESTALE,
+		  "character device 235:999, but the driver's nvidia-caps is 235:12 (stale device node)" },
 		{ -ENOTTY, "not a character device" },
 	};
 
@@ -527,8 +546,10 @@ Test(spec, linked_stale_and_wrong_nodes_are_errors)
 		topo3(&inv);
 		n = &inv.nodes[inv.gpus[0].node];
 		m = &inv.nodes[inv.gpus[1].migs[0].gi_node];
-		cr_assert_eq(inv_node_set_problem(n, cases[i].error, NULL, "%s", cases[i].problem), 0);
-		cr_assert_eq(inv_node_set_problem(m, cases[i].error, NULL, "%s", cases[i].problem), 0);
+		cr_assert_eq(inv_node_set_problem(n, cases[i].error, NULL, "%s", cases[i].problem),
+			     0);
+		cr_assert_eq(inv_node_set_problem(m, cases[i].error, NULL, "%s", cases[i].problem),
+			     0);
 		cr_assert_eq(build(&inv, &o, &res, NULL, &e), cases[i].error);
 		/* Every bad node is reported, each by its host path. */
 		cr_assert_eq(e.n_problems, 2);
@@ -589,7 +610,8 @@ Test(spec, nothing_to_describe)
 	inv.gpus[0].node = gpu_node(&inv, 0);
 	cr_assert_eq(build(&inv, &o, &res, &warn, &e), -ENODEV);
 	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "is in MIG mode and has no MIG device to describe") != NULL);
+	cr_assert(strstr(warn.problems[0].text,
+			 "is in MIG mode and has no MIG device to describe") != NULL);
 	cdi_error_reset(&e);
 	cdi_error_reset(&warn);
 	inv.n_gpus = 0;
@@ -658,9 +680,15 @@ Test(spec, invalid_kind_is_never_returned)
 Test(spec, management)
 {
 	static const char *const want[] = {
-		"/dev/nvidia-caps-imex-channels/channel0", "/dev/nvidia-caps/nvidia-cap1",
-		"/dev/nvidia-caps/nvidia-cap2", "/dev/nvidia-caps/nvidia-cap12", "/dev/nvidia-uvm",
-		"/dev/nvidia0", "/dev/nvidia2", "/dev/nvidia10", "/dev/nvidiactl",
+		"/dev/nvidia-caps-imex-channels/channel0",
+		"/dev/nvidia-caps/nvidia-cap1",
+		"/dev/nvidia-caps/nvidia-cap2",
+		"/dev/nvidia-caps/nvidia-cap12",
+		"/dev/nvidia-uvm",
+		"/dev/nvidia0",
+		"/dev/nvidia2",
+		"/dev/nvidia10",
+		"/dev/nvidiactl",
 	};
 	struct inventory inv = { .driver_version = "550.54.15" };
 	struct spec_options o = { .management = true };
@@ -683,23 +711,30 @@ Test(spec, management)
 		cr_assert_str_eq(node_path(nodes, i), want[i], "node %zu", i);
 	cr_assert_eq(json_array_size(nodes), ELEMENTSOF(want));
 	cr_assert_null(json_object_get(json_object_get(spec, "containerEdits"), "deviceNodes"));
-	cr_assert_str_eq(json_string_value(json_array_get(
-				 json_object_get(json_object_get(spec, "containerEdits"), "env"), 0)),
-			 "NVIDIA_VISIBLE_DEVICES=void");
+	cr_assert_str_eq(
+		json_string_value(json_array_get(
+			json_object_get(json_object_get(spec, "containerEdits"), "env"), 0)),
+		"NVIDIA_VISIBLE_DEVICES=void");
 	cr_assert_not(has_key(spec, "hooks"));
 	inventory_clear(&inv);
 }
 
 Test(device_name_cmp, order)
 {
-	static const char *const sorted[] = { "0", "1", "1:0", "1:1", "1:10", "2", "9", "10", "10:0", "64",
-					      "GPU-0", "GPU-54e6", "GPU-8dc5", "GPU-a", "MIG-0", "MIG-10", "MIG-9", "gpu0", "gpu2", "gpu10", "mig0:1", "mig2:0", "none" };
+	static const char *const sorted[] = { "0",	"1",	    "1:0",	"1:1",	 "1:10",
+					      "2",	"9",	    "10",	"10:0",	 "64",
+					      "GPU-0",	"GPU-54e6", "GPU-8dc5", "GPU-a", "MIG-0",
+					      "MIG-10", "MIG-9",    "gpu0",	"gpu2",	 "gpu10",
+					      "mig0:1", "mig2:0",   "none" };
 
 	for (size_t i = 0; i < ELEMENTSOF(sorted); i++)
 		for (size_t j = 0; j < ELEMENTSOF(sorted); j++) {
 			int c = device_name_cmp(sorted[i], sorted[j]);
 
-			cr_assert(i < j ? c < 0 : i > j ? c > 0 : c == 0, "%s vs %s: %d", sorted[i], sorted[j], c);
+			cr_assert(i < j	  ? c < 0
+				  : i > j ? c > 0
+					  : c == 0,
+				  "%s vs %s: %d", sorted[i], sorted[j], c);
 		}
 	cr_assert_neq(device_name_cmp("01", "1"), 0, "a total order");
 }
@@ -722,7 +757,7 @@ static const char *mount_host(const json_t *mounts, const char *container)
 	size_t i;
 	json_t *m;
 
-	json_array_foreach(mounts, i, m)
+	json_array_foreach (mounts, i, m)
 		if (strcmp(json_string_value(json_object_get(m, "containerPath")), container) == 0)
 			return json_string_value(json_object_get(m, "hostPath"));
 	return NULL;
@@ -738,11 +773,13 @@ Test(mounts, clashes_sorted_and_options)
 	json_t *m;
 
 	file(&inv, INV_LIBRARY, DRV_CAP_GRAPHICS, true, "/h/32/libGLX_nvidia.so.1", 0,
-	     (const char *const[]){ "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.1", "/usr/lib/x.so", NULL });
+	     (const char *const[]){ "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.1", "/usr/lib/x.so",
+				    NULL });
 	file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, false, "/h/libcuda.so.2", 2,
 	     (const char *const[]){ "/usr/lib/libcuda.so.2", "/usr/lib/libcuda.so.1", NULL });
 	file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, false, "/h/libcuda.so.1", 1,
-	     (const char *const[]){ "/usr/lib/libcuda.so.1.own", "/usr/lib/libcuda.so.1", "/usr/lib/x.so", NULL });
+	     (const char *const[]){ "/usr/lib/libcuda.so.1.own", "/usr/lib/libcuda.so.1",
+				    "/usr/lib/x.so", NULL });
 	file(&inv, INV_LIBRARY, DRV_CAP_GRAPHICS, false, "/h/own", 9,
 	     (const char *const[]){ "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.1", NULL });
 	file(&inv, INV_IPC, DRV_CAP_UTILITY, false, "/h/run/socket", 0,
@@ -752,7 +789,7 @@ Test(mounts, clashes_sorted_and_options)
 	file(&inv, INV_CONFIG, DRV_CAP_GRAPHICS, false, "/h/bad\xff", 0,
 	     (const char *const[]){ "/etc/bad", NULL });
 	cr_assert_eq(spec_mounts(&inv, &mounts, caps, NULL), 0);
-	json_array_foreach(mounts, i, m) {
+	json_array_foreach (mounts, i, m) {
 		const char *c = json_string_value(json_object_get(m, "containerPath"));
 		json_t *opts = json_object_get(m, "options");
 
@@ -765,14 +802,17 @@ Test(mounts, clashes_sorted_and_options)
 	/* Both names: the lower rank. */
 	cr_assert_str_eq(mount_host(mounts, "/usr/lib/libcuda.so.1"), "/h/libcuda.so.1");
 	/* A 64-bit file's own place beats a 32-bit file's own place. */
-	cr_assert_str_eq(mount_host(mounts, "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.1"), "/h/own");
+	cr_assert_str_eq(mount_host(mounts, "/usr/lib/i386-linux-gnu/libGLX_nvidia.so.1"),
+			 "/h/own");
 	/* A 64-bit name beats a 32-bit name. */
 	cr_assert_str_eq(mount_host(mounts, "/usr/lib/x.so"), "/h/libcuda.so.1");
 	/* Not UTF-8: not in a spec (JSON could not hold it). */
 	cr_assert_null(mount_host(mounts, "/etc/bad"));
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/libcuda.so.2")), "compute");
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/run/nvidia-persistenced/socket")),
-			 "utility");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/libcuda.so.2")),
+			 "compute");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(caps, "/run/nvidia-persistenced/socket")),
+		"utility");
 	cr_assert_null(json_object_get(caps, "/lib/firmware/nvidia/550.54.15/gsp.bin"));
 	inventory_clear(&inv);
 }
@@ -785,8 +825,9 @@ Test(mounts, thirty_two_bit_capability)
 	file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, true, "/h/32/libcuda.so.550.54.15", 0,
 	     (const char *const[]){ "/usr/lib/i386-linux-gnu/libcuda.so.1", NULL });
 	cr_assert_eq(spec_mounts(&inv, &mounts, caps, NULL), 0);
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
-			 "compute/32");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
+		"compute/32");
 	inventory_clear(&inv);
 }
 
@@ -813,9 +854,10 @@ static void assert_strings(const json_t *a, const char *const *want, size_t n)
 Test(facts, gpus_names_driver_and_capabilities)
 {
 	struct inventory inv;
-	struct spec_options o = { .name_strategies = NAME_INDEX | NAME_UUID | NAME_TYPE_INDEX };
-	_cleanup_json_ json_t *facts = NULL,
-			      *driver = json_pack("{s:s, s:s}", "version", "550.54.15", "cuda", "12.4");
+	struct spec_options o = { .name_strategies = NAME_INDEX | NAME_UUID | NAME_TYPE_INDEX,
+				  .capabilities = true };
+	_cleanup_json_ json_t *facts = NULL, *driver = json_pack("{s:s, s:s}", "version",
+								 "550.54.15", "cuda", "12.4");
 	struct inv_file *f;
 	json_t *g0, *g1, *mig, *caps;
 	const char *key, *prev = "";
@@ -827,10 +869,12 @@ Test(facts, gpus_names_driver_and_capabilities)
 	snprintf(inv.gpus[0].name, GPU_NAME_MAX, "Tesla V100-SXM2-32GB");
 	node(&inv, NODE_CONTROL, DRV_CAP_DISPLAY, "/dev/nvidia-modeset", MAJ_NVIDIA, 254);
 	cr_assert_eq(inventory_add_file(&inv, INV_LIBRARY, DRV_CAP_COMPUTE, true,
-					"/x/libcuda.so.550.54.15", 0, &f, NULL), 0);
+					"/x/libcuda.so.550.54.15", 0, &f, NULL),
+		     0);
 	cr_assert_eq(inv_file_add_path(f, "/usr/lib/i386-linux-gnu/libcuda.so.1", "", "", NULL), 0);
 	cr_assert_eq(inventory_add_file(&inv, INV_BINARY, DRV_CAP_UTILITY, false, "/x/nvidia-smi",
-					0, &f, NULL), 0);
+					0, &f, NULL),
+		     0);
 	cr_assert_eq(inv_file_add_path(f, "/usr/bin/nvidia-smi", "", "", NULL), 0);
 	facts = facts_of(&inv, &o);
 	cr_assert_eq(json_integer_value(json_object_get(facts, "cdikitFacts")), 1);
@@ -845,8 +889,10 @@ Test(facts, gpus_names_driver_and_capabilities)
 	cr_assert_str_eq(json_string_value(json_object_get(g0, "brand")), "Tesla");
 	cr_assert_str_eq(json_string_value(json_object_get(g0, "arch")), "7.0");
 	cr_assert(json_is_false(json_object_get(g0, "mig")));
-	assert_strings(json_object_get(g0, "devices"),
-		       (const char *const[]){ "0", "GPU-00000000-0000-0000-0000-000000000000", "gpu0" }, 3);
+	assert_strings(
+		json_object_get(g0, "devices"),
+		(const char *const[]){ "0", "GPU-00000000-0000-0000-0000-000000000000", "gpu0" },
+		3);
 	cr_assert_null(json_object_get(g0, "migDevices"));
 	/* A GPU in MIG mode: no name of its own, its MIG devices with theirs. */
 	g1 = json_array_get(json_object_get(facts, "gpus"), 1);
@@ -856,19 +902,25 @@ Test(facts, gpus_names_driver_and_capabilities)
 	assert_strings(json_object_get(g1, "devices"), NULL, 0);
 	mig = json_array_get(json_object_get(g1, "migDevices"), 1);
 	cr_assert_str_eq(json_string_value(json_object_get(mig, "index")), "1:2");
-	cr_assert_str_eq(json_string_value(json_object_get(mig, "uuid")), "MIG-bbbbbbbb-0000-0000-0000-000000000000");
+	cr_assert_str_eq(json_string_value(json_object_get(mig, "uuid")),
+			 "MIG-bbbbbbbb-0000-0000-0000-000000000000");
 	cr_assert_eq(json_integer_value(json_object_get(mig, "gi")), 2);
 	cr_assert_eq(json_integer_value(json_object_get(mig, "ci")), 1);
 	assert_strings(json_object_get(mig, "devices"),
-		       (const char *const[]){ "1:2", "MIG-bbbbbbbb-0000-0000-0000-000000000000", "mig1:2" }, 3);
+		       (const char *const[]){ "1:2", "MIG-bbbbbbbb-0000-0000-0000-000000000000",
+					      "mig1:2" },
+		       3);
 	caps = json_object_get(facts, "capabilities");
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
-			 "compute/32");
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/bin/nvidia-smi")), "utility");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(caps, "/usr/lib/i386-linux-gnu/libcuda.so.1")),
+		"compute/32");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/usr/bin/nvidia-smi")),
+			 "utility");
 	cr_assert_str_eq(json_string_value(json_object_get(caps, "/dev/nvidia-uvm")), "compute");
-	cr_assert_str_eq(json_string_value(json_object_get(caps, "/dev/nvidia-modeset")), "display");
+	cr_assert_str_eq(json_string_value(json_object_get(caps, "/dev/nvidia-modeset")),
+			 "display");
 	cr_assert_eq(json_object_size(caps), 4);
-	json_object_foreach(caps, key, v) {
+	json_object_foreach (caps, key, v) {
 		cr_assert_lt(strcmp(prev, key), 0, "keys sorted: %s after %s", key, prev);
 		prev = key;
 	}
@@ -880,7 +932,10 @@ Test(facts, names_of_the_spec_only)
 {
 	struct inventory inv;
 	const char *ids[] = { "1:0" };
-	struct spec_options o = { .name_strategies = NAME_UUID, .device_ids = ids, .n_device_ids = 1 };
+	struct spec_options o = { .name_strategies = NAME_UUID,
+				  .device_ids = ids,
+				  .n_device_ids = 1,
+				  .capabilities = true };
 	_cleanup_json_ json_t *facts = NULL;
 	json_t *gpus;
 
@@ -888,19 +943,23 @@ Test(facts, names_of_the_spec_only)
 	facts = facts_of(&inv, &o);
 	gpus = json_object_get(facts, "gpus");
 	assert_strings(json_object_get(json_array_get(gpus, 0), "devices"), NULL, 0);
-	assert_strings(json_object_get(json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 0),
-				       "devices"),
-		       (const char *const[]){ "MIG-aaaaaaaa-0000-0000-0000-000000000000" }, 1);
-	assert_strings(json_object_get(json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 1),
-				       "devices"),
-		       NULL, 0);
+	assert_strings(
+		json_object_get(
+			json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 0),
+			"devices"),
+		(const char *const[]){ "MIG-aaaaaaaa-0000-0000-0000-000000000000" }, 1);
+	assert_strings(
+		json_object_get(
+			json_array_get(json_object_get(json_array_get(gpus, 1), "migDevices"), 1),
+			"devices"),
+		NULL, 0);
 	inventory_clear(&inv);
 }
 
 Test(facts, management_and_text)
 {
 	struct inventory inv = { .driver_version = "550.54.15" };
-	struct spec_options o = { .management = true };
+	struct spec_options o = { .management = true, .capabilities = true };
 	_cleanup_json_ json_t *facts = NULL;
 	_cleanup_free_ char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
@@ -909,11 +968,13 @@ Test(facts, management_and_text)
 	gpu_node(&inv, 0);
 	facts = facts_of(&inv, &o);
 	cr_assert_eq(json_array_size(json_object_get(facts, "gpus")), 0);
-	cr_assert_null(json_object_get(json_object_get(facts, "driver"), "cuda"), "unknown: absent");
+	cr_assert_null(json_object_get(json_object_get(facts, "driver"), "cuda"),
+		       "unknown: absent");
 	cr_assert_eq(facts_emit(facts, &a, &la, NULL), 0);
 	cr_assert_eq(facts_emit(facts, &b, &lb, NULL), 0);
 	cr_assert(la == lb && memcmp(a, b, la) == 0);
 	cr_assert_eq(a[la - 1], '\n');
-	cr_assert_eq(strncmp(a, "{\n  \"cdikitFacts\": 1,\n  \"kind\": \"nvidia.com/gpu\"", 40), 0, "%s", a);
+	cr_assert_eq(strncmp(a, "{\n  \"cdikitFacts\": 1,\n  \"kind\": \"nvidia.com/gpu\"", 40), 0,
+		     "%s", a);
 	inventory_clear(&inv);
 }

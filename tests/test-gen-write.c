@@ -17,7 +17,8 @@
 #include "lib/testlib.h"
 #include "../generate/spec_write.h"
 
-#define SPEC "cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: none\n  containerEdits:\n    env:\n    - A=b\n"
+#define SPEC                                                                                       \
+	"cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: none\n  containerEdits:\n    env:\n    - A=b\n"
 #define FACTS "{\"cdikitFacts\": 1}\n"
 
 static char tmp[] = "/tmp/cdikit-write.XXXXXX";
@@ -49,8 +50,11 @@ static char *path_of(const char *rel)
 
 static struct spec_files files(const char *rel, const char *spec)
 {
-	return (struct spec_files){ .path = path_of(rel), .spec = spec, .spec_len = strlen(spec),
-				    .facts = FACTS, .facts_len = strlen(FACTS) };
+	return (struct spec_files){ .path = path_of(rel),
+				    .spec = spec,
+				    .spec_len = strlen(spec),
+				    .facts = FACTS,
+				    .facts_len = strlen(FACTS) };
 }
 
 static int write_files(const char *rel, const char *spec, enum spec_write_result *res,
@@ -95,9 +99,12 @@ Test(write, new_directories_files_and_no_rewrite)
 	cr_assert_eq(res, SPEC_WRITTEN);
 	for (const char *const *d = (const char *const[]){ "a", "a/b", NULL }; *d; d++) {
 		cr_assert_eq(stat(path_of(*d), &st), 0);
-		cr_assert_eq(st.st_mode & 07777, 0755, "%s: %o whatever the umask", *d, st.st_mode & 07777);
+		cr_assert_eq(st.st_mode & 07777, 0755, "%s: %o whatever the umask", *d,
+			     st.st_mode & 07777);
 	}
-	for (const char *const *f = (const char *const[]){ "a/b/nvidia.yaml", "a/b/nvidia.yaml.cdikit", NULL }; *f; f++) {
+	for (const char *const *f =
+		     (const char *const[]){ "a/b/nvidia.yaml", "a/b/nvidia.yaml.cdikit", NULL };
+	     *f; f++) {
 		cr_assert_eq(stat(path_of(*f), &st), 0);
 		cr_assert_eq(st.st_mode & 07777, 0644);
 		cr_assert_eq(st.st_uid, geteuid());
@@ -163,13 +170,15 @@ Test(write, links_and_fifos_refused)
 		struct cdi_error err = { 0 };
 		enum spec_write_result res;
 
-		sh("cd '%s' && rm -rf nvidia.yaml nvidia.yaml.cdikit target && %s", tmp, cases[i].setup);
+		sh("cd '%s' && rm -rf nvidia.yaml nvidia.yaml.cdikit target && %s", tmp,
+		   cases[i].setup);
 		cr_assert_eq(write_files("nvidia.yaml", SPEC, &res, &err), cases[i].code, "%s",
 			     cases[i].setup);
 		cr_assert_str_eq(err.problems[0].file, path_of(cases[i].named));
-		cr_assert(strstr(cdi_error_message(&err), cases[i].code == -ELOOP
-								   ? "symbolic link; refusing to write through it"
-								   : "not a regular file; refusing to replace it"),
+		cr_assert(strstr(cdi_error_message(&err),
+				 cases[i].code == -ELOOP
+					 ? "symbolic link; refusing to write through it"
+					 : "not a regular file; refusing to replace it"),
 			  "%s", cdi_error_message(&err));
 		sh("cd '%s' && test ! -e target && ls -A | grep -c . | grep -qx 1", tmp);
 		cdi_error_reset(&err);
