@@ -233,7 +233,7 @@ static int control_nodes(struct nodes *n)
 }
 
 /* The cap node of gpu<minor>/gi<G>[/ci<C>]/access, from mig-minors. */
-static int cap_node(struct nodes *n, const struct gpu_device *gpu, const struct mig_device *mig,
+static int cap_node(struct nodes *n, const struct gpu_device *gpu, struct mig_device *mig,
 		    bool ci, size_t *ret_index)
 {
 	struct node_expect want = { { "nvidia-caps", NULL }, 0 };
@@ -259,6 +259,7 @@ static int cap_node(struct nodes *n, const struct gpu_device *gpu, const struct 
 				       "no gpu%u/gi%u/access (GPU %u, MIG %u)", gpu->minor, mig->gi,
 				       gpu->index, mig->index);
 	}
+	*(ci ? &mig->ci_cap_minor : &mig->gi_cap_minor) = want.minor;
 	snprintf(path, sizeof(path), "/dev/nvidia-caps/nvidia-cap%u", want.minor);
 	return inspect(n, path, NODE_MIG_CAP, DRV_CAP_UNKNOWN, true, &want, ret_index);
 }
@@ -277,8 +278,10 @@ static int gpu_nodes(struct nodes *n, struct gpu_device *gpu)
 
 		mig->gi_node = INV_NO_NODE;
 		for (size_t k = 0; k < j; k++)
-			if (gpu->migs[k].gi == mig->gi)
+			if (gpu->migs[k].gi == mig->gi) {
 				mig->gi_node = gpu->migs[k].gi_node;
+				mig->gi_cap_minor = gpu->migs[k].gi_cap_minor;
+			}
 		if (mig->gi_node == INV_NO_NODE)
 			r = cap_node(n, gpu, mig, false, &mig->gi_node);
 		if (r >= 0)

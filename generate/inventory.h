@@ -48,6 +48,8 @@ struct mig_device {
 	unsigned gi;		 /* nvmlDeviceGetGpuInstanceId */
 	unsigned ci;		 /* nvmlDeviceGetComputeInstanceId */
 	char uuid[GPU_UUID_MAX]; /* MIG-... */
+	unsigned gi_cap_minor;	 /* mig-minors' gpu<minor>/gi<gi>/access */
+	unsigned ci_cap_minor;	 /* mig-minors' gpu<minor>/gi<gi>/ci<ci>/access */
 	size_t gi_node, ci_node; /* its nvidia-caps nodes in inventory.nodes, or INV_NO_NODE */
 };
 

@@ -507,8 +507,9 @@ fi
 
 # ---------------------------------------------------------------- podman
 # podman 4.3 always reads /etc/cdi. It runs here in a private mount namespace whose /etc is an
-# overlay (upper layer on a tmpfs of ours), so the spec goes into that namespace's /etc/cdi and
-# the machine's own /etc (and /etc/cdi, present or not) is never touched.
+# overlay (upper layer on a tmpfs of ours) with a tmpfs on /etc/cdi, so the spec goes into that
+# namespace's /etc/cdi and the machine's own /etc (and /etc/cdi, present or not) is never
+# touched nor seen.
 podman_check() {
 	command -v podman >/dev/null 2>&1 || { echo "podman: SKIP (not installed)"; return; }
 	mkdir -p "$tmp/ovl" "$tmp/libpod-tmp" "$tmp/rootfs"
@@ -523,7 +524,9 @@ P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-t
 mount -t tmpfs tmpfs "$tmp/ovl" && mkdir "$tmp/ovl/up" "$tmp/ovl/work" &&
 	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/ovl/up,workdir=$tmp/ovl/work" /etc ||
 	{ echo "SKIP: no overlay over /etc in a private mount namespace here"; exit 0; }
-mkdir -p /etc/cdi && cp "$spec" /etc/cdi/nvidia.yaml || { echo "FAIL: cannot place the spec"; exit 1; }
+# An empty /etc/cdi of its own: what the machine's may hold (now or later) stays out of view.
+mkdir -p /etc/cdi && mount -t tmpfs -o mode=0755 tmpfs /etc/cdi && cp "$spec" /etc/cdi/nvidia.yaml ||
+	{ echo "FAIL: cannot place the spec"; exit 1; }
 "${P[@]}" import "$tmp/rootfs.tar" localhost/cdikit-gen:test >"$tmp/podman.log" 2>&1 ||
 	{ echo "SKIP: podman import fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
 "${P[@]}" create --network none localhost/cdikit-gen:test /probe >"$tmp/podman.log" 2>&1 ||

@@ -100,6 +100,10 @@ Test(discover, dgx_inventory)
 	/* Cap minors from mig-minors: 3 + 135 * 2 + 9 * 7 and one more for the CI. */
 	cr_assert_str_eq(inv.nodes[g2->migs[0].gi_node].path, "/dev/nvidia-caps/nvidia-cap336");
 	cr_assert_str_eq(inv.nodes[g2->migs[0].ci_node].path, "/dev/nvidia-caps/nvidia-cap337");
+	cr_assert_eq(g2->migs[0].gi_cap_minor, 336);
+	cr_assert_eq(g2->migs[0].ci_cap_minor, 337);
+	cr_assert_eq(g5->migs[2].gi_cap_minor, 696);
+	cr_assert_eq(g5->migs[2].ci_cap_minor, 698);
 	/* 5:1 and 5:2 share GPU instance 2: one node. */
 	cr_assert_eq(g5->migs[1].gi_node, g5->migs[2].gi_node);
 	cr_assert_neq(g5->migs[1].ci_node, g5->migs[2].ci_node);
