@@ -357,11 +357,34 @@ static int output(const struct args *a, const struct spec_result *res, const str
 			printf("%s is stale: %s\n", a->output, reason);
 		return fresh ? 0 : CLI_EXIT_PROBLEM;
 	}
-	if (asprintf(&what, written == SPEC_WRITTEN ? "wrote %s%s" : "%s%s is up to date",
-		     a->output, f->facts ? " and its facts file" : "") < 0)
+	if (written == SPEC_WRITTEN)
+		r = asprintf(&what, "wrote %s%s", a->output, f->facts ? " and its facts file" : "");
+	else
+		r = asprintf(&what, "%s%s up to date", a->output,
+			     f->facts ? " and its facts file are" : " is");
+	if (r < 0)
 		what = NULL;
 	summary(what ? what : a->output, res);
 	return 0;
+}
+
+/* -v: what discovery found. */
+static void say_found(const struct inventory *inv)
+{
+	size_t migs = 0, libs = 0, lib32 = 0;
+	char cuda[32] = "unknown";
+
+	for (size_t i = 0; i < inv->n_gpus; i++)
+		migs += inv->gpus[i].n_migs;
+	for (size_t i = 0; i < inv->n_files; i++) {
+		libs += inv->files[i].kind == INV_LIBRARY;
+		lib32 += inv->files[i].kind == INV_LIBRARY && inv->files[i].is32;
+	}
+	inventory_cuda_version(inv, cuda, sizeof(cuda));
+	cli_info("driver %s, CUDA %s: %zu GPUs, %zu MIG devices, %zu device nodes",
+		 inv->driver_version, cuda, inv->n_gpus, migs, inv->n_nodes);
+	cli_info("driver files: %zu libraries (%zu 32-bit), %zu others", libs, lib32,
+		 inv->n_files - libs);
 }
 
 /* Discover, assemble, emit, write: the exit status. */
@@ -377,6 +400,8 @@ static int run(const struct args *a, const struct gen_host *host)
 	int r, status;
 
 	r = discover(host, &a->discover, &inv, &warn, &err);
+	if (r >= 0)
+		say_found(&inv);
 	if (r >= 0)
 		r = spec_build(&inv, &a->spec, &res, &warn, &err);
 	if (r >= 0)

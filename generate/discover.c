@@ -51,14 +51,17 @@ int discovery_load_cache(struct discovery *d)
 	if (!path)
 		return cdi_fail(d->err, -ENOMEM, "out of memory");
 	r = host_file_read(d->host->driver_root, "/etc/ld.so.cache", LDCACHE_MAX_SIZE,
-			   HOST_FILE_OPTIONAL, &buf, &len, d->err);
+			   HOST_FILE_OPTIONAL, &buf, &len, &perr);
 	if (r == -ENOENT)
 		return 0;
-	if (r < 0)
+	/* Too big to be a real cache: corrupt, as far as we are concerned. */
+	if (r < 0 && r != -EFBIG) {
+		cdi_error_move(d->err, &perr);
 		return r;
-	if (len == 0)
+	}
+	if (r == 0 && len == 0)
 		r = cdi_problem_add(&perr, -EINVAL, path, 0, 0, NULL, "empty");
-	else
+	else if (r == 0)
 		r = ldcache_parse(buf, len, path, &d->cache, &perr);
 	if (r == -ENOMEM) {
 		cdi_error_move(d->err, &perr);

@@ -96,7 +96,10 @@ grep -q '^cdi-generate: warning: no libnvidia-ml.so.1 under .*; enumerating full
 [ "$(wc -l <"$tmp/no-nvml.err")" -eq 2 ] || die "no-nvml: not the notice and the summary: $(cat "$tmp/no-nvml.err")"
 "$G" -q --root "$tmp/no-nvml" -o - 2>"$tmp/err" >/dev/null || die "no-nvml -q failed"
 [ -s "$tmp/err" ] && die "-q still says: $(cat "$tmp/err")"
-ok "one summary line on stderr; -q says nothing"
+"$G" -v --root "$tmp/dgx-mig" -o - 2>"$tmp/err" >/dev/null || die "-v failed"
+grep -q '^cdi-generate: driver 550.54.15, CUDA 12.4: 8 GPUs, 10 MIG devices, 31 device nodes$' "$tmp/err" ||
+	die "-v: $(cat "$tmp/err")"
+ok "one summary line on stderr; -q says nothing, -v what was found"
 
 # What the goldens must say, whatever they hold (so an --update cannot bless a wrong spec).
 d=$tmp/dgx-mig.yaml
@@ -191,7 +194,7 @@ before=$(stat -c '%i %.Y' "$spec" "$facts")
 sleep 0.02
 "$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "rerun failed: $(cat "$tmp/err")"
 [ "$(stat -c '%i %.Y' "$spec" "$facts")" = "$before" ] || die "an unchanged spec or facts file was rewritten"
-grep -q "^cdi-generate: $spec and its facts file is up to date: 34 devices" "$tmp/err" || die "rerun said: $(cat "$tmp/err")"
+grep -q "^cdi-generate: $spec and its facts file are up to date: 34 devices" "$tmp/err" || die "rerun said: $(cat "$tmp/err")"
 ok "written 0644 atomically with its facts file, not rewritten when unchanged"
 
 "$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
@@ -313,7 +316,7 @@ ok "a FIFO at ld.so.cache, /proc files: one line naming it, no hang"
 host h single
 rm "$tmp/h/etc/ld.so.cache"
 "$G" -q --root "$tmp/h" -o - >"$tmp/nocache.yaml" || die "no ld.so.cache: failed"
-for damage in "truncate -s 0" "truncate -s 100" "dd if=/dev/urandom bs=1k count=4 status=none of="; do
+for damage in "truncate -s 0" "truncate -s 100" "truncate -s 65M" "dd if=/dev/urandom bs=1k count=4 status=none of="; do
 	cp "$tmp/single/etc/ld.so.cache" "$tmp/h/etc/ld.so.cache"
 	case $damage in *of=) $damage"$tmp/h/etc/ld.so.cache" ;; *) $damage "$tmp/h/etc/ld.so.cache" ;; esac
 	"$G" --root "$tmp/h" -o - >"$tmp/h.yaml" 2>"$tmp/err" || die "$damage ld.so.cache: $(cat "$tmp/err")"
