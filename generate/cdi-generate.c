@@ -152,11 +152,35 @@ static int parse_mode(const char *s, enum gen_mode *ret)
 	return cli_usage_error("--mode: unknown mode \"%s\" (auto, nvml, procfs, management)", s);
 }
 
+/* The switch an option without an argument turns on, or NULL. */
+static bool *flag_of(int c, struct args *a)
+{
+	switch (c) {
+	case OPT_NO_ALL:
+		return &a->spec.no_all_device;
+	case OPT_CHECK:
+		return &a->check;
+	case OPT_ALLOW_MISSING:
+		return &a->spec.allow_missing_nodes;
+	case OPT_NUMBERS:
+		return &a->spec.with_device_numbers;
+	case OPT_NO_FACTS:
+		return &a->no_facts;
+	default:
+		return NULL;
+	}
+}
+
 /* One option (not help or version); 0, or the exit status of a usage error. */
 static int handle_option(int c, struct args *a)
 {
 	struct cdi_error e = { 0 };
+	bool *flag = flag_of(c, a);
 
+	if (flag) {
+		*flag = true;
+		return 0;
+	}
 	switch (c) {
 	case OPT_ROOT:
 		return root_option("root", optarg, &a->root);
@@ -200,23 +224,8 @@ static int handle_option(int c, struct args *a)
 			return CLI_EXIT_PROBLEM;
 		}
 		return 0;
-	case OPT_NO_ALL:
-		a->spec.no_all_device = true;
-		return 0;
 	case OPT_MODE:
 		return parse_mode(optarg, &a->discover.mode);
-	case OPT_CHECK:
-		a->check = true;
-		return 0;
-	case OPT_ALLOW_MISSING:
-		a->spec.allow_missing_nodes = true;
-		return 0;
-	case OPT_NUMBERS:
-		a->spec.with_device_numbers = true;
-		return 0;
-	case OPT_NO_FACTS:
-		a->no_facts = true;
-		return 0;
 	case 'q':
 		cli_set_level(CLI_QUIET);
 		return 0;
