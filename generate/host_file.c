@@ -78,15 +78,20 @@ int host_file_read_fd(int fd, const char *name, size_t max, char **ret_buf, size
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;
+	struct stat st;
 
 	if (max >= SIZE_MAX / 2)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL, "size limit too large");
+	/* A file that knows its size is read in one go (the read past it sees the end). */
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uintmax_t)st.st_size <= max &&
+	    ARRAY_RESERVE(buf, cap, (size_t)st.st_size + 2) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
 	for (;;) {
 		size_t room;
 		ssize_t n;
 
 		/* /proc files say size 0: grow as they go, a byte past max tells "too big". */
-		if (ARRAY_RESERVE(buf, cap, len + 4096) < 0)
+		if (cap - len < 2 && ARRAY_RESERVE(buf, cap, len + 4096) < 0)
 			return cdi_fail(err, -ENOMEM, "out of memory");
 		room = cap - 1 - len;
 		if (room > max + 1 - len)

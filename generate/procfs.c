@@ -397,7 +397,7 @@ static int mig_minors_line(const char *name, unsigned lineno, const char *line, 
 	if (mm->n >= PROCFS_MAX_MIG_MINORS)
 		return cdi_problem_add(err, -E2BIG, name, lineno, 0, NULL, "more than %u entries",
 				       PROCFS_MAX_MIG_MINORS);
-	if (ARRAY_RESERVE(mm->entries, *cap, mm->n + 1) < 0)
+	if (mm->n == *cap && ARRAY_RESERVE(mm->entries, *cap, mm->n + 1) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	if (mm->n > 0 && key <= mm->entries[mm->n - 1].key)
 		*sorted = false;
