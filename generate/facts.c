@@ -10,6 +10,7 @@
 #include "facts.h"
 #include "macro.h"
 #include "problem.h"
+#include "rules.h"
 #include "strv.h"
 
 #define FACTS_VERSION 1
@@ -23,7 +24,7 @@ static json_t *names_json(const struct spec_options *o, const struct gpu_device 
 	size_t n = selected ? device_names(o->name_strategies, gpu, mig, names) : 0;
 
 	for (size_t i = 0; list && i < n; i++)
-		if (!cdi_check_device_name(names[i]) &&
+		if (!cdi_name_problem(CDI_NAME_DEVICE, names[i], strlen(names[i]), NULL) &&
 		    json_array_append_new(list, json_string(names[i])) < 0) {
 			json_decref(list);
 			return NULL;

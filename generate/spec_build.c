@@ -16,6 +16,7 @@
 #include "array.h"
 #include "macro.h"
 #include "problem.h"
+#include "rules.h"
 #include "spec_build.h"
 
 #define DEFAULT_VENDOR "nvidia.com"
@@ -201,7 +202,7 @@ static int node_edits(struct build *b, const size_t *nodes, size_t n, json_t **r
 static int entry_add(struct build *b, const char *name, json_t *edits)
 {
 	_cleanup_json_ json_t *dev = json_object();
-	const char *problem = cdi_check_device_name(name);
+	const char *problem = cdi_name_problem(CDI_NAME_DEVICE, name, strlen(name), NULL);
 
 	if (problem) {
 		/* e.g. R450's "MIG-GPU-<uuid>/<gi>/<ci>": not a CDI name; the other names stay. */

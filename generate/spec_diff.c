@@ -56,7 +56,7 @@ void spec_stale_reason(const char *path, const char *old_buf, size_t old_len, co
 
 	if (cdi_yaml_load(path, old_buf, old_len, &old, NULL, &e) < 0 || !json_is_object(old)) {
 		snprintf(out, size, "it does not parse (%s)",
-			 e.n_problems ? cdi_error_message(&e) : "empty");
+			 cdi_error_count(&e) ? cdi_error_message(&e) : "empty");
 		cdi_error_reset(&e);
 		return;
 	}

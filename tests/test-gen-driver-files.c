@@ -511,10 +511,10 @@ Test(driver, corrupt_cache_is_a_warning_and_the_fallback)
 		sh("%s '%s/etc/ld.so.cache'", damage[k], root);
 		cr_assert_eq(files_for(root, root, VER, &mounts, &warn, &err), 0, "%s",
 			     cdi_error_message(&err));
-		cr_assert_eq(warn.n_problems, 1, "%s", cdi_error_message(&warn));
-		cr_assert(strstr(warn.problems[0].text, "/etc/ld.so.cache") != NULL, "%s",
-			  warn.problems[0].text);
-		cr_assert(strstr(warn.problems[0].text, "standard library directories") != NULL);
+		cr_assert_eq(cdi_error_count(&warn), 1, "%s", cdi_error_message(&warn));
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "/etc/ld.so.cache") != NULL, "%s",
+			  cdi_problem_text(cdi_error_problem(&warn, 0)));
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "standard library directories") != NULL);
 		lines = mount_lines(mounts, root, &n);
 		for (size_t i = 0; i < n; i++)
 			cuda |= strcmp(lines[i], "/usr/lib64/libcuda.so.1 <- " CUDA) == 0;

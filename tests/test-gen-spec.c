@@ -444,8 +444,8 @@ Test(spec, device_id_errors)
 
 		cr_assert_lt(build(&inv, &o, &res, NULL, &e), 0, "%s", bad[i]);
 		cr_assert_null(res.spec);
-		cr_assert_str_eq(e.problems[0].field, "--device-id");
-		cr_assert(strstr(e.problems[0].message, bad[i]) != NULL, "%s", e.problems[0].text);
+		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), "--device-id");
+		cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), bad[i]) != NULL, "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
 		cdi_error_reset(&e);
 	}
 	inventory_clear(&inv);
@@ -509,8 +509,8 @@ Test(spec, missing_node_is_an_error_or_a_warning)
 	/* Opt-out: written anyway (no numbers to give), and said so. */
 	o.allow_missing_nodes = true;
 	spec = spec_of(&inv, &o, &warn);
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, n->host_path) != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), n->host_path) != NULL);
 	nodes = dev_nodes(spec, "1:2");
 	cr_assert_eq(json_array_size(nodes), 3);
 	cr_assert_null(json_object_get(json_array_get(nodes, 2), "major"));
@@ -552,10 +552,10 @@ Test(spec, linked_stale_and_wrong_nodes_are_errors)
 			     0);
 		cr_assert_eq(build(&inv, &o, &res, NULL, &e), cases[i].error);
 		/* Every bad node is reported, each by its host path. */
-		cr_assert_eq(e.n_problems, 2);
-		cr_assert_str_eq(e.problems[0].file, n->host_path);
-		cr_assert_str_eq(e.problems[1].file, m->host_path);
-		cr_assert_str_eq(e.problems[0].message, cases[i].problem);
+		cr_assert_eq(cdi_error_count(&e), 2);
+		cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&e, 0)), n->host_path);
+		cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&e, 1)), m->host_path);
+		cr_assert_str_eq(cdi_problem_message(cdi_error_problem(&e, 0)), cases[i].problem);
 		cdi_error_reset(&e);
 		inventory_clear(&inv);
 	}
@@ -573,10 +573,10 @@ Test(spec, missing_control_node_names_the_options)
 	cr_assert_str_eq(inv.nodes[0].path, "/dev/nvidia-uvm");
 	cr_assert_eq(inv_node_set_problem(&inv.nodes[0], -ENOENT, NULL, "%s", strerror(ENOENT)), 0);
 	cr_assert_eq(build(&inv, &o, &res, NULL, &e), -ENOENT);
-	cr_assert_str_eq(e.problems[0].file, HOST "/dev/nvidia-uvm");
-	cr_assert(strstr(e.problems[0].message, "--create-device-nodes") != NULL, "%s",
-		  e.problems[0].text);
-	cr_assert(strstr(e.problems[0].message, "--allow-missing-nodes") != NULL);
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&e, 0)), HOST "/dev/nvidia-uvm");
+	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--create-device-nodes") != NULL, "%s",
+		  cdi_problem_text(cdi_error_problem(&e, 0)));
+	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--allow-missing-nodes") != NULL);
 	cdi_error_reset(&e);
 	inventory_clear(&inv);
 }
@@ -609,8 +609,8 @@ Test(spec, nothing_to_describe)
 	inv.gpus[0].mig_enabled = true;
 	inv.gpus[0].node = gpu_node(&inv, 0);
 	cr_assert_eq(build(&inv, &o, &res, &warn, &e), -ENODEV);
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text,
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)),
 			 "is in MIG mode and has no MIG device to describe") != NULL);
 	cdi_error_reset(&e);
 	cdi_error_reset(&warn);
@@ -657,8 +657,8 @@ Test(spec, old_mig_uuid_is_not_a_name)
 	add_mig(&inv, 0, 0, 1, 0, "MIG-GPU-11111111-0000-0000-0000-000000000000/1/0");
 	spec = spec_of(&inv, &o, &warn);
 	assert_names(spec, want, ELEMENTSOF(want));
-	cr_assert_eq(warn.n_problems, 1);
-	cr_assert(strstr(warn.problems[0].text, "MIG-GPU-") != NULL);
+	cr_assert_eq(cdi_error_count(&warn), 1);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "MIG-GPU-") != NULL);
 	cdi_error_reset(&warn);
 	inventory_clear(&inv);
 }

@@ -174,7 +174,7 @@ Test(write, links_and_fifos_refused)
 		   cases[i].setup);
 		cr_assert_eq(write_files("nvidia.yaml", SPEC, &res, &err), cases[i].code, "%s",
 			     cases[i].setup);
-		cr_assert_str_eq(err.problems[0].file, path_of(cases[i].named));
+		cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), path_of(cases[i].named));
 		cr_assert(strstr(cdi_error_message(&err),
 				 cases[i].code == -ELOOP
 					 ? "symbolic link; refusing to write through it"
