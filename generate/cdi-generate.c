@@ -2,7 +2,8 @@
 /*
  * cdi-generate: write the CDI spec of this host's NVIDIA GPUs, and its facts file. Runs at boot;
  * rewrites the files only when their content changes; --check tells whether the files on disk
- * are stale. The command line is a contract (see --help).
+ * are stale. --load-modules and --create-device-nodes first bring the driver up as
+ * nvidia-modprobe would. The command line is a contract (see --help).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 
 #include <cdi/spec.h>
 
+#include "boot_steps.h"
 #include "cli.h"
 #include "discover.h"
 #include "facts.h"
@@ -34,6 +36,7 @@ struct args {
 	int format; /* -1: from the extension */
 	bool check;
 	bool no_facts;
+	struct boot_options boot;
 	struct discover_options discover;
 	struct spec_options spec;
 	struct strv_builder ids;
@@ -73,6 +76,14 @@ static void usage(void)
 	      "  --with-device-numbers add type, major, minor, fileMode to device nodes (they go stale\n"
 	      "                        when a reboot moves a dynamic major; the runtime reads them\n"
 	      "                        from the host when they are absent)\n"
+	      "  --load-modules        first load nvidia, nvidia_uvm, nvidia_modeset (libkmod,\n"
+	      "                        modprobe.d honoured)\n"
+	      "  --create-device-nodes first make the device nodes the driver does not make itself\n"
+	      "                        (nvidiactl, nvidia-uvm, nvidia-caps/...), as nvidia-modprobe\n"
+	      "  --modules-dir DIR     the modules tree for --load-modules (default\n"
+	      "                        /lib/modules/RELEASE under the driver root)\n"
+	      "  --dry-run             with --load-modules/--create-device-nodes: say what they\n"
+	      "                        would load and make, change nothing, write no spec\n"
 	      "  -q, --quiet           errors only\n"
 	      "  -v, --verbose         say more\n"
 	      "  -h, --help            this text\n"
@@ -101,6 +112,10 @@ enum {
 	OPT_ALLOW_MISSING,
 	OPT_NUMBERS,
 	OPT_NO_FACTS,
+	OPT_LOAD_MODULES,
+	OPT_CREATE_NODES,
+	OPT_MODULES_DIR,
+	OPT_DRY_RUN,
 };
 
 static const struct option options[] = {
@@ -121,6 +136,10 @@ static const struct option options[] = {
 	{ "allow-missing-caps", no_argument, NULL, OPT_ALLOW_MISSING },
 	{ "with-device-numbers", no_argument, NULL, OPT_NUMBERS },
 	{ "no-facts", no_argument, NULL, OPT_NO_FACTS },
+	{ "load-modules", no_argument, NULL, OPT_LOAD_MODULES },
+	{ "create-device-nodes", no_argument, NULL, OPT_CREATE_NODES },
+	{ "modules-dir", required_argument, NULL, OPT_MODULES_DIR },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -166,6 +185,12 @@ static bool *flag_of(int c, struct args *a)
 		return &a->spec.with_device_numbers;
 	case OPT_NO_FACTS:
 		return &a->no_facts;
+	case OPT_LOAD_MODULES:
+		return &a->boot.load_modules;
+	case OPT_CREATE_NODES:
+		return &a->boot.create_nodes;
+	case OPT_DRY_RUN:
+		return &a->boot.dry_run;
 	default:
 		return NULL;
 	}
@@ -188,6 +213,8 @@ static int handle_option(int c, struct args *a)
 		return root_option("driver-root", optarg, &a->driver_root);
 	case OPT_DEV_ROOT:
 		return root_option("dev-root", optarg, &a->dev_root);
+	case OPT_MODULES_DIR:
+		return root_option("modules-dir", optarg, &a->boot.modules_dir);
 	case OPT_NVML_LIB:
 		a->discover.nvml_lib = optarg;
 		return 0;
@@ -243,6 +270,12 @@ static int finish_args(struct args *a)
 {
 	if (a->check && strcmp(a->output, "-") == 0)
 		return cli_usage_error("--check needs a file, not --output -");
+	if (a->boot.dry_run && !a->boot.load_modules && !a->boot.create_nodes)
+		return cli_usage_error("--dry-run needs --load-modules or --create-device-nodes");
+	if (a->boot.dry_run && a->check)
+		return cli_usage_error("--dry-run writes no spec: --check has nothing to check");
+	if (a->boot.modules_dir && !a->boot.load_modules)
+		return cli_usage_error("--modules-dir needs --load-modules");
 	if (a->discover.mode == MODE_MANAGEMENT && (a->ids.n > 0 || a->spec.no_all_device))
 		return cli_usage_error("--mode management has only the \"all\" device");
 	a->spec.management = a->discover.mode == MODE_MANAGEMENT;
@@ -457,7 +490,10 @@ int main(int argc, char **argv)
 		host = (struct gen_host){ .root = root,
 					  .driver_root = driver_root,
 					  .dev_root = dev_root };
-		status = run(&a, &host);
+		/* Before discovery: what it finds depends on what these load and make. */
+		status = boot_steps_run(&host, &a.boot);
+		if (status == 0 && !a.boot.dry_run)
+			status = run(&a, &host);
 	}
 	strv_builder_clear(&a.ids);
 	return status < 0 ? 0 : status;
