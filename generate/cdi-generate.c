@@ -174,26 +174,24 @@ static int parse_mode(const char *s, enum gen_mode *ret)
 /* The switch an option without an argument turns on, or NULL. */
 static bool *flag_of(int c, struct args *a)
 {
-	switch (c) {
-	case OPT_NO_ALL:
-		return &a->spec.no_all_device;
-	case OPT_CHECK:
-		return &a->check;
-	case OPT_ALLOW_MISSING:
-		return &a->spec.allow_missing_nodes;
-	case OPT_NUMBERS:
-		return &a->spec.with_device_numbers;
-	case OPT_NO_FACTS:
-		return &a->no_facts;
-	case OPT_LOAD_MODULES:
-		return &a->boot.load_modules;
-	case OPT_CREATE_NODES:
-		return &a->boot.create_nodes;
-	case OPT_DRY_RUN:
-		return &a->boot.dry_run;
-	default:
-		return NULL;
-	}
+	const struct {
+		int option;
+		bool *flag;
+	} flags[] = {
+		{ OPT_NO_ALL, &a->spec.no_all_device },
+		{ OPT_CHECK, &a->check },
+		{ OPT_ALLOW_MISSING, &a->spec.allow_missing_nodes },
+		{ OPT_NUMBERS, &a->spec.with_device_numbers },
+		{ OPT_NO_FACTS, &a->no_facts },
+		{ OPT_LOAD_MODULES, &a->boot.load_modules },
+		{ OPT_CREATE_NODES, &a->boot.create_nodes },
+		{ OPT_DRY_RUN, &a->boot.dry_run },
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(flags); i++)
+		if (flags[i].option == c)
+			return flags[i].flag;
+	return NULL;
 }
 
 /* One option (not help or version); 0, or the exit status of a usage error. */

@@ -19,23 +19,25 @@
 #include "problem.h"
 #include "root_fs.h"
 
-static const char *file_type(mode_t mode)
+const char *host_file_type(mode_t mode)
 {
 	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "regular file";
 	case S_IFIFO:
-		return "a FIFO";
+		return "FIFO";
 	case S_IFCHR:
-		return "a character device";
+		return "character device";
 	case S_IFBLK:
-		return "a block device";
+		return "block device";
 	case S_IFSOCK:
-		return "a socket";
+		return "socket";
 	case S_IFDIR:
-		return "a directory";
+		return "directory";
 	case S_IFLNK:
-		return "a symbolic link";
+		return "symbolic link";
 	default:
-		return "not a regular file";
+		return "special file";
 	}
 }
 
@@ -63,8 +65,8 @@ int host_file_open(const char *full_path, unsigned flags, int *ret_fd, struct cd
 	}
 	if (!S_ISREG(st.st_mode))
 		return cdi_problem_add(err, S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL, full_path, 0,
-				       0, NULL, "is %s, not a regular file; not read",
-				       file_type(st.st_mode));
+				       0, NULL, "is a %s, not a regular file; not read",
+				       host_file_type(st.st_mode));
 	if (fcntl(fd, F_SETFL, O_RDONLY) < 0) {
 		r = negative_errno();
 		return cdi_problem_add(err, r, full_path, 0, 0, NULL, "fcntl: %s", strerror(-r));

@@ -4,6 +4,7 @@
 #define CDIKIT_HOST_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include <cdi/error.h>
 
@@ -30,5 +31,8 @@ int host_file_read_fd(int fd, const char *name, size_t max, char **ret_buf, size
  */
 int host_file_read(const char *root, const char *path, size_t max, unsigned flags, char **ret_buf,
 		   size_t *ret_len, struct cdi_error *err);
+
+/* "regular file", "FIFO", "symbolic link", ... for messages ("is a %s"). */
+const char *host_file_type(mode_t mode);
 
 #endif

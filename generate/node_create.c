@@ -15,32 +15,12 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "host_file.h"
 #include "macro.h"
 #include "node_create.h"
 #include "node_plan.h"
 #include "problem.h"
 #include "userns.h"
-
-static const char *file_type(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "regular file";
-	case S_IFLNK:
-		return "symlink";
-	case S_IFBLK:
-		return "block device";
-	case S_IFCHR:
-		return "character device";
-	case S_IFIFO:
-		return "FIFO";
-	case S_IFSOCK:
-		return "socket";
-	case S_IFDIR:
-		return "directory";
-	}
-	return "file";
-}
 
 /* A problem about label ending in ": <strerror(errno)>", errno taken before anything else runs;
  * returns -errno. */
@@ -76,7 +56,8 @@ static int set_perms(int dirfd, const char *name, const char *label, dev_t dev,
 		return fail_errno(err, label, "cannot open");
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != dev)
 		return cdi_problem_add(err, -EBUSY, label, 0, 0, NULL,
-				       "replaced by a %s while being made", file_type(st.st_mode));
+				       "replaced by a %s while being made",
+				       host_file_type(st.st_mode));
 	if (st.st_uid != p->uid || st.st_gid != p->gid) {
 		if (fchownat(fd, "", p->uid, p->gid, AT_EMPTY_PATH) < 0)
 			return fail_errno(err, label, "cannot set the owner to %u:%u",
@@ -118,7 +99,7 @@ static int make_node(int dirfd, const char *name, const char *label, dev_t dev, 
 				return dir_in_the_way(label, err);
 			if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 				return fail_errno(err, label, "cannot remove the %s there",
-						  file_type(st.st_mode));
+						  host_file_type(st.st_mode));
 			*ret_replaced = true;
 		} else if (errno != ENOENT) {
 			return fail_errno(err, label, "cannot stat");
@@ -363,8 +344,8 @@ out:
  * What node_ensure_at would do to the entry name of dirfd (-1: its directory does not exist
  * yet), found without changing anything.
  */
-static enum node_change change_needed(int dirfd, const struct node_plan_entry *e,
-				      const char *label, struct cdi_error *err)
+static enum node_change change_needed(int dirfd, const struct node_plan_entry *e, const char *label,
+				      struct cdi_error *err)
 {
 	struct stat st;
 

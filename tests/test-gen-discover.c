@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/simhost.h"
 #include "lib/testlib.h"
 #include "../generate/discover.h"
 
@@ -23,20 +24,11 @@ static bool have_tmp, devnodes;
 
 static void setup(void)
 {
-	const char *b = getenv("B");
-	char mock[PATH_MAX + 64];
-
-	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
-	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
-		cr_skip_test(
-			"no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
 	cr_assert(mkdtemp(tmp));
 	have_tmp = true;
 	snprintf(root, sizeof(root), "%s/h", tmp);
-	sh("tests/simhost/make-host --topology dgx-mig --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null",
-	   b ? b : "build", root);
-	snprintf(mock, sizeof(mock), "%s/.simhost-no-devnodes", root);
-	devnodes = access(mock, F_OK) != 0;
+	simhost_make(root, "--topology dgx-mig");
+	devnodes = !simhost_has(root, ".simhost-no-devnodes");
 }
 
 static void teardown(void)

@@ -21,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/simhost.h"
 #include "lib/testlib.h"
 #include "../generate/discover.h"
 #include "../generate/elf.h"
@@ -647,20 +648,11 @@ static bool have_sim;
 
 static void sim_setup(void)
 {
-	const char *b = getenv("B");
-	char mock[PATH_MAX];
-
-	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
-	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
-		cr_skip_test(
-		    "no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
 	cr_assert(mkdtemp(sim));
 	have_sim = true;
 	snprintf(sim_root, sizeof(sim_root), "%s/h", sim);
-	sh("tests/simhost/make-host --topology dgx-mig --no-devnodes --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null",
-	   b ? b : "build", sim_root);
-	if (access(sim_root, F_OK) == 0 &&
-	    !access(strcat(strcpy(mock, sim_root), "/.simhost-no-ldcache"), F_OK))
+	simhost_make(sim_root, "--topology dgx-mig --no-devnodes");
+	if (simhost_has(sim_root, ".simhost-no-ldcache"))
 		cr_skip_test("make-host could not run ldconfig here");
 }
 

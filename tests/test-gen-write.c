@@ -21,19 +21,17 @@
 	"cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: none\n  containerEdits:\n    env:\n    - A=b\n"
 #define FACTS "{\"cdikitFacts\": 1}\n"
 
-static char tmp[] = "/tmp/cdikit-write.XXXXXX";
-static bool have_tmp;
+static struct scratch scratch;
+static const char *const tmp = scratch.path;
 
 static void setup(void)
 {
-	cr_assert(mkdtemp(tmp));
-	have_tmp = true;
+	scratch_make(&scratch, "write");
 }
 
 static void teardown(void)
 {
-	if (have_tmp)
-		sh("rm -rf '%s'", tmp);
+	scratch_remove(&scratch);
 }
 
 TestSuite(write, .init = setup, .fini = teardown, .timeout = 30);
@@ -174,7 +172,8 @@ Test(write, links_and_fifos_refused)
 		   cases[i].setup);
 		cr_assert_eq(write_files("nvidia.yaml", SPEC, &res, &err), cases[i].code, "%s",
 			     cases[i].setup);
-		cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), path_of(cases[i].named));
+		cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)),
+				 path_of(cases[i].named));
 		cr_assert(strstr(cdi_error_message(&err),
 				 cases[i].code == -ELOOP
 					 ? "symbolic link; refusing to write through it"
