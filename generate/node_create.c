@@ -15,32 +15,12 @@
 #include <unistd.h>
 
 #include "array.h"
+#include "host_file.h"
 #include "macro.h"
 #include "node_create.h"
 #include "node_plan.h"
 #include "problem.h"
 #include "userns.h"
-
-static const char *file_type(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "regular file";
-	case S_IFLNK:
-		return "symlink";
-	case S_IFBLK:
-		return "block device";
-	case S_IFCHR:
-		return "character device";
-	case S_IFIFO:
-		return "FIFO";
-	case S_IFSOCK:
-		return "socket";
-	case S_IFDIR:
-		return "directory";
-	}
-	return "file";
-}
 
 /* A problem about label ending in ": <strerror(errno)>", errno taken before anything else runs;
  * returns -errno. */
@@ -76,7 +56,8 @@ static int set_perms(int dirfd, const char *name, const char *label, dev_t dev,
 		return fail_errno(err, label, "cannot open");
 	if (!S_ISCHR(st.st_mode) || st.st_rdev != dev)
 		return cdi_problem_add(err, -EBUSY, label, 0, 0, NULL,
-				       "replaced by a %s while being made", file_type(st.st_mode));
+				       "replaced by a %s while being made",
+				       host_file_type(st.st_mode));
 	if (st.st_uid != p->uid || st.st_gid != p->gid) {
 		if (fchownat(fd, "", p->uid, p->gid, AT_EMPTY_PATH) < 0)
 			return fail_errno(err, label, "cannot set the owner to %u:%u",
@@ -91,6 +72,12 @@ static int set_perms(int dirfd, const char *name, const char *label, dev_t dev,
 		*ret_changed = true;
 	}
 	return 0;
+}
+
+static int dir_in_the_way(const char *label, struct cdi_error *err)
+{
+	return cdi_problem_add(err, -EISDIR, label, 0, 0, NULL,
+			       "a directory is where the device node belongs; not removed");
 }
 
 /*
@@ -109,12 +96,10 @@ static int make_node(int dirfd, const char *name, const char *label, dev_t dev, 
 			if (S_ISCHR(st.st_mode) && st.st_rdev == dev)
 				return 0;
 			if (S_ISDIR(st.st_mode))
-				return cdi_problem_add(
-					err, -EISDIR, label, 0, 0, NULL,
-					"a directory is where the device node belongs; not removed");
+				return dir_in_the_way(label, err);
 			if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 				return fail_errno(err, label, "cannot remove the %s there",
-						  file_type(st.st_mode));
+						  host_file_type(st.st_mode));
 			*ret_replaced = true;
 		} else if (errno != ENOENT) {
 			return fail_errno(err, label, "cannot stat");
@@ -239,25 +224,41 @@ struct maker {
 	struct cdi_error *warn, *err;
 };
 
-/* One planned node: made, recorded, linked from /dev/char. */
-static int make_planned(struct maker *m, const struct node_plan_entry *e)
+/* A NODE_FAILED outcome for the planned node e, appended to res; NULL when out of memory. */
+static struct node_outcome *outcome_add(struct node_create_result *res, const char *dev_dir,
+					const struct node_plan_entry *e)
 {
 	struct node_outcome *o;
-	_cleanup_free_ char *rel = NULL, *path = NULL;
-	struct stat st;
-	int r;
+	char *path;
 
-	if (asprintf(&rel, "%s%s", e->in_caps ? NODE_CAPS_DIR "/" : "", e->name) < 0 ||
-	    asprintf(&path, "%s/%s", m->dev_dir, rel) < 0)
-		return -ENOMEM;
-	if (ARRAY_RESERVE(m->res->nodes, m->res->cap, m->res->n + 1) < 0)
-		return -ENOMEM;
-	o = &m->res->nodes[m->res->n++];
-	*o = (struct node_outcome){ .path = TAKE_PTR(path),
+	if (asprintf(&path, "%s/%s%s", dev_dir, e->in_caps ? NODE_CAPS_DIR "/" : "", e->name) < 0)
+		return NULL;
+	if (ARRAY_RESERVE(res->nodes, res->cap, res->n + 1) < 0) {
+		free(path);
+		return NULL;
+	}
+	o = &res->nodes[res->n++];
+	*o = (struct node_outcome){ .path = path,
 				    .major = e->major,
 				    .minor = e->minor,
 				    .perms = e->perms,
 				    .change = NODE_FAILED };
+	return o;
+}
+
+/* One planned node: made, recorded, linked from /dev/char. */
+static int make_planned(struct maker *m, const struct node_plan_entry *e)
+{
+	struct node_outcome *o;
+	_cleanup_free_ char *rel = NULL;
+	struct stat st;
+	int r;
+
+	if (asprintf(&rel, "%s%s", e->in_caps ? NODE_CAPS_DIR "/" : "", e->name) < 0)
+		return -ENOMEM;
+	o = outcome_add(m->res, m->dev_dir, e);
+	if (!o)
+		return -ENOMEM;
 	/* The directory once: when it cannot be had, its one problem speaks for every cap node. */
 	if (e->in_caps && m->caps_error < 0)
 		return m->caps_error;
@@ -339,6 +340,83 @@ out:
 	return first;
 }
 
+/*
+ * What node_ensure_at would do to the entry name of dirfd (-1: its directory does not exist
+ * yet), found without changing anything.
+ */
+static enum node_change change_needed(int dirfd, const struct node_plan_entry *e, const char *label,
+				      struct cdi_error *err)
+{
+	struct stat st;
+
+	if (!e->perms.modify)
+		return NODE_LEFT_ALONE;
+	if (dirfd < 0)
+		return NODE_CREATED;
+	if (fstatat(dirfd, e->name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return NODE_CREATED;
+		fail_errno(err, label, "cannot stat");
+		return NODE_FAILED;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		dir_in_the_way(label, err);
+		return NODE_FAILED;
+	}
+	if (!S_ISCHR(st.st_mode) || st.st_rdev != makedev(e->major, e->minor))
+		return NODE_REPLACED;
+	if (st.st_uid != e->perms.uid || st.st_gid != e->perms.gid ||
+	    (st.st_mode & 07777) != e->perms.mode)
+		return NODE_PERMS_SET;
+	return NODE_PRESENT;
+}
+
+/* <dev root>/dev/nvidia-caps for a look only: -1 when missing (its nodes would be made). */
+static int caps_dir_peek(int devfd, const char *dev_dir, int *ret, struct cdi_error *err)
+{
+	*ret = openat(devfd, NODE_CAPS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (*ret >= 0 || errno == ENOENT)
+		return 0;
+	return fail_errno(err, dev_dir, "%s: not a directory (or a link to one)", NODE_CAPS_DIR);
+}
+
+int node_preview_nvidia(const struct gen_host *host, struct node_create_result *ret,
+			struct cdi_error *warn, struct cdi_error *err)
+{
+	struct node_plan plan = { 0 };
+	_cleanup_free_ char *dev_dir = host_path(host->dev_root, "/dev");
+	_cleanup_close_ int devfd = -1, capsfd = -1;
+	int r, caps_error = 0, first = 0;
+
+	*ret = (struct node_create_result){ 0 };
+	if (!dev_dir)
+		return cdi_fail(err, -ENOMEM, "%s", strerror(ENOMEM));
+	r = node_plan_nvidia(host->root, &plan, warn, err);
+	if (r < 0)
+		return r;
+	devfd = open(dev_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (devfd < 0)
+		first = fail_errno(err, dev_dir, "cannot open");
+	else
+		caps_error = caps_dir_peek(devfd, dev_dir, &capsfd, err);
+	for (size_t i = 0; first == 0 && i < plan.n; i++) {
+		const struct node_plan_entry *e = &plan.entries[i];
+		struct node_outcome *o = outcome_add(ret, dev_dir, e);
+
+		if (!o) {
+			first = cdi_fail(err, -ENOMEM, "%s", strerror(ENOMEM));
+			break;
+		}
+		if (e->in_caps && caps_error < 0)
+			continue;
+		o->change = change_needed(e->in_caps ? capsfd : devfd, e, o->path, err);
+	}
+	node_plan_clear(&plan);
+	if (first == 0 && cdi_error_code(err) < 0)
+		first = cdi_error_code(err);
+	return first;
+}
+
 void node_create_result_clear(struct node_create_result *res)
 {
 	if (!res)
@@ -349,17 +427,17 @@ void node_create_result_clear(struct node_create_result *res)
 	*res = (struct node_create_result){ 0 };
 }
 
-const char *node_change_str(enum node_change change)
+const char *node_change_str(enum node_change change, bool dry_run)
 {
 	switch (change) {
 	case NODE_PRESENT:
 		return "present";
 	case NODE_CREATED:
-		return "created";
+		return dry_run ? "would be created" : "created";
 	case NODE_REPLACED:
-		return "replaced";
+		return dry_run ? "would be replaced" : "replaced";
 	case NODE_PERMS_SET:
-		return "mode and owner set";
+		return dry_run ? "would get its mode and owner set" : "mode and owner set";
 	case NODE_LEFT_ALONE:
 		return "left alone";
 	case NODE_FAILED:

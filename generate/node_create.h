@@ -70,9 +70,18 @@ struct node_create_result {
 int node_create_nvidia(const struct gen_host *host, struct node_create_result *ret,
 		       struct cdi_error *warn, struct cdi_error *err);
 
+/*
+ * What node_create_nvidia would do, done by nobody: the same plan and the same outcomes
+ * (NODE_CREATED for a node it would make, ...), found by looking only; needs no root. An entry
+ * in the way that node_create_nvidia would refuse (a directory) is NODE_FAILED and a problem.
+ * ret is always filled (free with node_create_result_clear); 0 or the first error.
+ */
+int node_preview_nvidia(const struct gen_host *host, struct node_create_result *ret,
+			struct cdi_error *warn, struct cdi_error *err);
+
 void node_create_result_clear(struct node_create_result *res);
 
-/* "created", "replaced", ... for messages. */
-const char *node_change_str(enum node_change change);
+/* "created", "replaced", ... for messages; dry_run: "would be created", ... */
+const char *node_change_str(enum node_change change, bool dry_run);
 
 #endif

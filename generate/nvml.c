@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpus.h"
 #include "macro.h"
+#include "nvml.h"
 #include "nvml_api.h"
 #include "problem.h"
 #include "procfs.h"
@@ -31,6 +31,9 @@ struct nvml {
 	nvmlDeviceGetUUID_fn uuid;
 	nvmlDeviceGetPciInfo_v3_fn pci_info;
 	nvmlDeviceGetMinorNumber_fn minor;
+	/* Optional: facts for NVIDIA_REQUIRE_* (absent: unknown). */
+	nvmlDeviceGetBrand_fn brand;
+	nvmlDeviceGetCudaComputeCapability_fn compute_capability;
 	/* Optional: absent before R450 (MIG). */
 	nvmlDeviceGetMigMode_fn mig_mode;
 	nvmlDeviceGetMaxMigDeviceCount_fn max_mig_count;
@@ -64,6 +67,9 @@ static const struct nvml_symbol {
 	{ offsetof(struct nvml, pci_info), false,
 	  NAMES("nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetPciInfo_v2", "nvmlDeviceGetPciInfo") },
 	{ offsetof(struct nvml, minor), false, NAMES("nvmlDeviceGetMinorNumber") },
+	{ offsetof(struct nvml, brand), true, NAMES("nvmlDeviceGetBrand") },
+	{ offsetof(struct nvml, compute_capability), true,
+	  NAMES("nvmlDeviceGetCudaComputeCapability") },
 	{ offsetof(struct nvml, mig_mode), true, NAMES("nvmlDeviceGetMigMode") },
 	{ offsetof(struct nvml, max_mig_count), true, NAMES("nvmlDeviceGetMaxMigDeviceCount") },
 	{ offsetof(struct nvml, mig_handle_by_index), true,
@@ -196,7 +202,7 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 		return 0;
 	gpu->migs = calloc(count, sizeof(*gpu->migs));
 	if (!gpu->migs)
-		return -ENOMEM;
+		return cdi_fail(err, -ENOMEM, "out of memory");
 	for (unsigned j = 0; j < count; j++) {
 		struct mig_device *mig = &gpu->migs[gpu->n_migs];
 		nvmlDevice_t mdev = NULL;
@@ -208,6 +214,7 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 		if (r != NVML_SUCCESS)
 			return nvml_fail(n, "nvmlDeviceGetMigDeviceHandleByIndex", gpu->index, j, r, err);
 		mig->index = j;
+		mig->gi_node = mig->ci_node = INV_NO_NODE;
 		r = n->gi_id(mdev, &mig->gi);
 		if (r != NVML_SUCCESS)
 			return nvml_fail(n, "nvmlDeviceGetGpuInstanceId", gpu->index, j, r, err);
@@ -227,21 +234,106 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 	return 0;
 }
 
-static int nvml_walk(const struct nvml *n, struct gpu_topology *topo, struct cdi_error *err)
+/* libnvidia-container's brand names (nvc_info.c): the others are all "Unknown". */
+static const char *brand_name(nvmlBrandType_t brand)
+{
+	switch (brand) {
+	case NVML_BRAND_QUADRO: return "Quadro";
+	case NVML_BRAND_TESLA: return "Tesla";
+	case NVML_BRAND_NVS: return "NVS";
+	case NVML_BRAND_GRID: return "GRID";
+	case NVML_BRAND_GEFORCE: return "GeForce";
+	case NVML_BRAND_TITAN: return "TITAN";
+	default: return "Unknown";
+	}
+}
+
+/* Brand and compute capability: facts for NVIDIA_REQUIRE_*, left unknown when NVML lacks them. */
+static void gpu_facts(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *gpu)
+{
+	nvmlBrandType_t brand = NVML_BRAND_UNKNOWN;
+	int major = 0, minor = 0;
+
+	if (n->brand && n->brand(dev, &brand) == NVML_SUCCESS)
+		gpu->brand = brand_name(brand);
+	if (n->compute_capability && n->compute_capability(dev, &major, &minor) == NVML_SUCCESS &&
+	    major >= 0 && major < 1000 && minor >= 0 && minor < 1000)
+		snprintf(gpu->arch, sizeof(gpu->arch), "%d.%d", major, minor);
+}
+
+/* One GPU's identity: UUID, model, minor (unique among those before it), bus id. */
+static int gpu_identity(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *gpus,
+			unsigned i, struct cdi_error *err)
+{
+	struct gpu_device *gpu = &gpus[i];
+	nvmlReturn_t r;
+
+	r = n->uuid(dev, gpu->uuid, sizeof(gpu->uuid));
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, "nvmlDeviceGetUUID", i, -1, r, err);
+	terminate(gpu->uuid, sizeof(gpu->uuid));
+	if (strncmp(gpu->uuid, "GPU-", 4) != 0)
+		return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
+				       "nvmlDeviceGetUUID (GPU %u): \"%s\" is not a GPU UUID", i,
+				       gpu->uuid);
+	r = n->name(dev, gpu->name, sizeof(gpu->name));
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, "nvmlDeviceGetName", i, -1, r, err);
+	terminate(gpu->name, sizeof(gpu->name));
+	r = n->minor(dev, &gpu->minor);
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, "nvmlDeviceGetMinorNumber", i, -1, r, err);
+	if (gpu->minor > PROCFS_MAX_DEVICE_MINOR)
+		return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
+				       "nvmlDeviceGetMinorNumber (GPU %u): %u is not a GPU minor", i,
+				       gpu->minor);
+	for (unsigned j = 0; j < i; j++)
+		if (gpus[j].minor == gpu->minor)
+			return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
+					       "nvmlDeviceGetMinorNumber: GPUs %u and %u both have minor %u",
+					       j, i, gpu->minor);
+	return gpu_bus_id(n, dev, i, gpu->bus_id, err);
+}
+
+static int nvml_gpu(const struct nvml *n, struct gpu_device *gpus, unsigned i,
+		    struct cdi_error *err)
+{
+	struct gpu_device *gpu = &gpus[i];
+	nvmlDevice_t dev = NULL;
+	nvmlReturn_t r;
+	int k;
+
+	gpu->index = i;
+	gpu->node = INV_NO_NODE;
+	r = n->handle_by_index(i, &dev);
+	if (r != NVML_SUCCESS)
+		return nvml_fail(n, "nvmlDeviceGetHandleByIndex", i, -1, r, err);
+	k = gpu_identity(n, dev, gpus, i, err);
+	if (k < 0)
+		return k;
+	gpu_facts(n, dev, gpu);
+	k = gpu_mig_enabled(n, dev, i, &gpu->mig_enabled, err);
+	if (k < 0 || !gpu->mig_enabled)
+		return k;
+	return gpu_migs(n, dev, gpu, err);
+}
+
+/* Driver and CUDA versions, then every GPU. */
+static int nvml_walk(const struct nvml *n, struct inventory *inv, struct cdi_error *err)
 {
 	unsigned count = 0;
 	nvmlReturn_t r;
 	int k;
 
-	r = n->driver_version(topo->driver_version, sizeof(topo->driver_version));
+	r = n->driver_version(inv->driver_version, sizeof(inv->driver_version));
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, "nvmlSystemGetDriverVersion", -1, -1, r, err);
-	terminate(topo->driver_version, sizeof(topo->driver_version));
-	if (topo->driver_version[0] == '\0')
+	terminate(inv->driver_version, sizeof(inv->driver_version));
+	if (inv->driver_version[0] == '\0')
 		return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
 				       "nvmlSystemGetDriverVersion: empty version");
-	if (n->cuda_version && n->cuda_version(&topo->cuda_version) != NVML_SUCCESS)
-		topo->cuda_version = 0; /* informational only */
+	if (n->cuda_version && n->cuda_version(&inv->cuda_version) != NVML_SUCCESS)
+		inv->cuda_version = 0; /* a fact for NVIDIA_REQUIRE_CUDA; unknown is allowed */
 
 	r = n->count(&count);
 	if (r != NVML_SUCCESS)
@@ -252,60 +344,21 @@ static int nvml_walk(const struct nvml *n, struct gpu_topology *topo, struct cdi
 				       GPU_MAX_COUNT);
 	if (count == 0)
 		return 0;
-	topo->gpus = calloc(count, sizeof(*topo->gpus));
-	if (!topo->gpus)
-		return -ENOMEM;
+	inv->gpus = calloc(count, sizeof(*inv->gpus));
+	if (!inv->gpus)
+		return cdi_fail(err, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < count; i++) {
-		struct gpu_device *gpu = &topo->gpus[i];
-		nvmlDevice_t dev = NULL;
-
-		topo->n_gpus = i + 1;
-		gpu->index = i;
-		r = n->handle_by_index(i, &dev);
-		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetHandleByIndex", i, -1, r, err);
-		r = n->uuid(dev, gpu->uuid, sizeof(gpu->uuid));
-		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetUUID", i, -1, r, err);
-		terminate(gpu->uuid, sizeof(gpu->uuid));
-		if (strncmp(gpu->uuid, "GPU-", 4) != 0)
-			return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-					       "nvmlDeviceGetUUID (GPU %u): \"%s\" is not a GPU UUID", i,
-					       gpu->uuid);
-		r = n->name(dev, gpu->name, sizeof(gpu->name));
-		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetName", i, -1, r, err);
-		terminate(gpu->name, sizeof(gpu->name));
-		r = n->minor(dev, &gpu->minor);
-		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetMinorNumber", i, -1, r, err);
-		if (gpu->minor > PROCFS_MAX_DEVICE_MINOR)
-			return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-					       "nvmlDeviceGetMinorNumber (GPU %u): %u is not a GPU minor",
-					       i, gpu->minor);
-		for (unsigned j = 0; j < i; j++)
-			if (topo->gpus[j].minor == gpu->minor)
-				return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-						       "nvmlDeviceGetMinorNumber: GPUs %u and %u both have minor %u",
-						       j, i, gpu->minor);
-		k = gpu_bus_id(n, dev, i, gpu->bus_id, err);
+		inv->n_gpus = i + 1;
+		k = nvml_gpu(n, inv->gpus, i, err);
 		if (k < 0)
 			return k;
-		k = gpu_mig_enabled(n, dev, i, &gpu->mig_enabled, err);
-		if (k < 0)
-			return k;
-		if (gpu->mig_enabled) {
-			k = gpu_migs(n, dev, gpu, err);
-			if (k < 0)
-				return k;
-		}
 	}
 	return 0;
 }
 
-int nvml_enumerate(const char *lib_path, struct gpu_topology *ret, struct cdi_error *err)
+int nvml_enumerate(const char *lib_path, struct inventory *inv, struct cdi_error *err)
 {
-	struct gpu_topology topo = { 0 };
+	struct inventory found = { 0 };
 	struct nvml n;
 	nvmlReturn_t r;
 	int k;
@@ -319,13 +372,17 @@ int nvml_enumerate(const char *lib_path, struct gpu_topology *ret, struct cdi_er
 		dlclose(n.dl);
 		return k;
 	}
-	k = nvml_walk(&n, &topo, err);
+	k = nvml_walk(&n, &found, err);
 	n.shutdown();
 	dlclose(n.dl);
 	if (k < 0) {
-		gpu_topology_clear(&topo);
+		gpu_devices_free(found.gpus, found.n_gpus);
 		return k;
 	}
-	*ret = topo;
+	memcpy(inv->driver_version, found.driver_version, sizeof(inv->driver_version));
+	inv->cuda_version = found.cuda_version;
+	gpu_devices_free(inv->gpus, inv->n_gpus);
+	inv->gpus = found.gpus;
+	inv->n_gpus = found.n_gpus;
 	return 0;
 }

@@ -5,16 +5,14 @@
  * open-gpu-kernel-modules, as libnvidia-container reads them.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "array.h"
 #include "host.h"
-#include "load.h"
+#include "host_file.h"
 #include "macro.h"
 #include "problem.h"
 #include "procfs.h"
@@ -111,15 +109,15 @@ int procfs_parse_driver_version(const char *name, const char *buf, char ret[GPU_
 
 int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cdi_error *err)
 {
-	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia/version");
+	_cleanup_free_ char *path = host_path(root, PROCFS_VERSION);
 	_cleanup_free_ char *buf = NULL;
 	int r;
 
 	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = host_file_read(root, PROCFS_VERSION, PROCFS_MAX_FILE, 0, &buf, NULL, err);
 	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		return r;
 	return procfs_parse_driver_version(path, buf, ret, err);
 }
 
@@ -169,20 +167,6 @@ int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
 	return -ENOENT;
 }
 
-int procfs_char_major(const char *root, const char *dev, unsigned *ret_major,
-		      struct cdi_error *err)
-{
-	_cleanup_free_ char *path = host_path(root, "/proc/devices");
-	_cleanup_free_ char *buf = NULL;
-	int r;
-
-	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
-	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
-	return procfs_parse_char_major(path, buf, dev, ret_major, err);
-}
 
 int pci_bus_id_normalize(const char *in, char out[GPU_BUSID_MAX])
 {
@@ -226,213 +210,109 @@ static bool copy_value(char *dst, size_t cap, const char *s, size_t n)
 	return true;
 }
 
+/* What one information file said so far. */
+struct gpu_info {
+	struct gpu_device gpu;
+	bool have_uuid, have_bus, have_minor, excluded;
+	const char *bad_uuid; /* why the UUID is not one, judged at the end */
+	unsigned bad_uuid_line;
+};
+
+/* One "Key: value" line of an information file. */
+static int gpu_info_line(const char *name, unsigned lineno, const char *line, size_t n,
+			 struct gpu_info *g, struct cdi_error *err)
+{
+	const char *colon = memchr(line, ':', n), *val;
+	size_t klen, vlen;
+	char tmp[GPU_BUSID_MAX];
+
+	if (!colon)
+		return 0;
+	klen = (size_t)(colon - line);
+	val = colon + 1;
+	vlen = n - klen - 1;
+#define KEY(k) (klen == strlen(k) && memcmp(line, k, klen) == 0)
+	if (KEY("Model")) {
+		if (!copy_value(g->gpu.name, sizeof(g->gpu.name), val, vlen))
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Model",
+					       "longer than %d bytes", GPU_NAME_MAX - 1);
+	} else if (KEY("GPU UUID")) {
+		/* Judged at the end: an excluded GPU's UUID does not matter ("GPU Excluded" is
+		 * the last line). */
+		if (!copy_value(g->gpu.uuid, sizeof(g->gpu.uuid), val, vlen) ||
+		    strncmp(g->gpu.uuid, "GPU-", 4) != 0 || g->gpu.uuid[4] == '\0')
+			g->bad_uuid = "not a GPU-<uuid>";
+		for (const char *c = g->gpu.uuid; !g->bad_uuid && *c; c++)
+			if (!isalnum((unsigned char)*c) && *c != '-')
+				g->bad_uuid = "invalid character";
+		if (g->bad_uuid)
+			g->bad_uuid_line = lineno;
+		g->have_uuid = true;
+	} else if (KEY("Bus Location")) {
+		if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
+		    pci_bus_id_normalize(tmp, g->gpu.bus_id) < 0)
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Bus Location",
+					       "not a PCI bus id");
+		g->have_bus = true;
+	} else if (KEY("Device Minor")) {
+		if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
+		    !parse_uint(tmp, strlen(tmp), PROCFS_MAX_DEVICE_MINOR, &g->gpu.minor))
+			return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Device Minor",
+					       "not a number from 0 to %u", PROCFS_MAX_DEVICE_MINOR);
+		g->have_minor = true;
+	} else if (KEY("GPU Excluded")) {
+		if (copy_value(tmp, sizeof(tmp), val, vlen) && strcmp(tmp, "Yes") == 0)
+			g->excluded = true;
+	}
+#undef KEY
+	return 0;
+}
+
 int procfs_parse_gpu_information(const char *name, const char *buf, struct gpu_device *ret,
 				 bool *ret_excluded, struct cdi_error *err)
 {
 	size_t len = strlen(buf), pos = 0, n;
-	const char *line;
+	struct gpu_info g = { 0 };
 	unsigned lineno = 0;
-	bool have_uuid = false, have_bus = false, have_minor = false, excluded = false;
-	unsigned bad_uuid_line = 0;
-	const char *bad_uuid = NULL;
-	struct gpu_device gpu = { 0 };
+	const char *line;
+	int r;
 
 	while (next_line(buf, len, &pos, &line, &n)) {
-		const char *colon, *val;
-		size_t klen, vlen;
-		char tmp[GPU_BUSID_MAX];
-
 		lineno++;
 		if (n > PROCFS_MAX_LINE)
 			return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
 					       "line longer than %u bytes", PROCFS_MAX_LINE);
-		colon = memchr(line, ':', n);
-		if (!colon)
-			continue;
-		klen = (size_t)(colon - line);
-		val = colon + 1;
-		vlen = n - klen - 1;
-#define KEY(k) (klen == strlen(k) && memcmp(line, k, klen) == 0)
-		if (KEY("Model")) {
-			if (!copy_value(gpu.name, sizeof(gpu.name), val, vlen))
-				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Model",
-						       "longer than %d bytes", GPU_NAME_MAX - 1);
-		} else if (KEY("GPU UUID")) {
-			/* Judged at the end: an excluded GPU's UUID does not matter ("GPU
-			 * Excluded" is the last line). */
-			if (!copy_value(gpu.uuid, sizeof(gpu.uuid), val, vlen) ||
-			    strncmp(gpu.uuid, "GPU-", 4) != 0 || gpu.uuid[4] == '\0')
-				bad_uuid = "not a GPU-<uuid>";
-			for (const char *c = gpu.uuid; !bad_uuid && *c; c++)
-				if (!isalnum((unsigned char)*c) && *c != '-')
-					bad_uuid = "invalid character";
-			if (bad_uuid)
-				bad_uuid_line = lineno;
-			have_uuid = true;
-		} else if (KEY("Bus Location")) {
-			if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
-			    pci_bus_id_normalize(tmp, gpu.bus_id) < 0)
-				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Bus Location",
-						       "not a PCI bus id");
-			have_bus = true;
-		} else if (KEY("Device Minor")) {
-			if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
-			    !parse_uint(tmp, strlen(tmp), PROCFS_MAX_DEVICE_MINOR, &gpu.minor))
-				return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Device Minor",
-						       "not a number from 0 to %u",
-						       PROCFS_MAX_DEVICE_MINOR);
-			have_minor = true;
-		} else if (KEY("GPU Excluded")) {
-			if (copy_value(tmp, sizeof(tmp), val, vlen) && strcmp(tmp, "Yes") == 0)
-				excluded = true;
-		}
-#undef KEY
+		r = gpu_info_line(name, lineno, line, n, &g, err);
+		if (r < 0)
+			return r;
 	}
 	/*
-	 * nv-procfs.c prints "GPU UUID" only when RM knows it, which it does not for
-	 * a GPU excluded with NVreg_ExcludedGpus (never initialised). Such a GPU is
-	 * skipped by the caller, so its UUID is not required.
+	 * nv-procfs.c prints "GPU UUID" only when RM knows it, which it does not for a GPU
+	 * excluded with NVreg_ExcludedGpus (never initialised). Such a GPU is skipped by the
+	 * caller, so its UUID is not required.
 	 */
-	if (excluded && (!have_uuid || bad_uuid)) {
-		memset(gpu.uuid, 0, sizeof(gpu.uuid));
-		have_uuid = true;
-		bad_uuid = NULL;
+	if (g.excluded && (!g.have_uuid || g.bad_uuid)) {
+		memset(g.gpu.uuid, 0, sizeof(g.gpu.uuid));
+		g.have_uuid = true;
+		g.bad_uuid = NULL;
 	}
-	if (bad_uuid)
-		return cdi_problem_add(err, -EINVAL, name, bad_uuid_line, 0, "GPU UUID",
-				       "%s (GPU-<uuid> of less than %d bytes)", bad_uuid,
+	if (g.bad_uuid)
+		return cdi_problem_add(err, -EINVAL, name, g.bad_uuid_line, 0, "GPU UUID",
+				       "%s (GPU-<uuid> of less than %d bytes)", g.bad_uuid,
 				       GPU_UUID_MAX);
-	if (!have_uuid || !have_bus || !have_minor)
+	if (!g.have_uuid || !g.have_bus || !g.have_minor)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0,
-				       !have_uuid ? "GPU UUID" : !have_bus ? "Bus Location" : "Device Minor",
+				       !g.have_uuid  ? "GPU UUID"
+				       : !g.have_bus ? "Bus Location"
+						     : "Device Minor",
 				       "missing");
-	memcpy(ret->name, gpu.name, sizeof(gpu.name));
-	memcpy(ret->uuid, gpu.uuid, sizeof(gpu.uuid));
-	memcpy(ret->bus_id, gpu.bus_id, sizeof(gpu.bus_id));
-	ret->minor = gpu.minor;
+	memcpy(ret->name, g.gpu.name, sizeof(g.gpu.name));
+	memcpy(ret->uuid, g.gpu.uuid, sizeof(g.gpu.uuid));
+	memcpy(ret->bus_id, g.gpu.bus_id, sizeof(g.gpu.bus_id));
+	ret->minor = g.gpu.minor;
 	if (ret_excluded)
-		*ret_excluded = excluded;
+		*ret_excluded = g.excluded;
 	return 0;
-}
-
-void gpu_topology_clear(struct gpu_topology *topo)
-{
-	if (!topo)
-		return;
-	for (size_t i = 0; i < topo->n_gpus; i++)
-		free(topo->gpus[i].migs);
-	free(topo->gpus);
-	*topo = (struct gpu_topology){ 0 };
-}
-
-/* NVML orders GPUs by PCI bus id; procfs mode numbers them the same way. */
-static int gpu_cmp_bus(const void *a, const void *b)
-{
-	const struct gpu_device *x = a, *y = b;
-	size_t lx = strlen(x->bus_id), ly = strlen(y->bus_id);
-
-	/* Fixed-width lower-case hex compares as text; a longer (8-digit) domain is larger. */
-	if (lx != ly)
-		return lx < ly ? -1 : 1;
-	return strcmp(x->bus_id, y->bus_id);
-}
-
-/*
- * Without NVML, MIG mode shows only through the GPU instances the driver
- * publishes (capabilities/gpu<minor>/mig/gi<G>). Such a GPU cannot run as a
- * full GPU, so it is marked and gets no full-GPU entry; its MIG devices need
- * NVML (UUIDs, indexes). MIG mode with no instance yet cannot be told apart.
- */
-static bool gpu_has_mig_instances(const char *root, unsigned minor)
-{
-	_cleanup_free_ char *rel = NULL, *path = NULL;
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-
-	if (asprintf(&rel, "/proc/driver/nvidia/capabilities/gpu%u/mig", minor) < 0)
-		return false;
-	path = host_path(root, rel);
-	d = path ? opendir(path) : NULL;
-	while (d && (de = readdir(d)))
-		if (strncmp(de->d_name, "gi", 2) == 0 && isdigit((unsigned char)de->d_name[2]))
-			return true;
-	return false;
-}
-
-int procfs_enumerate(const struct gen_host *host, struct gpu_topology *ret,
-		     struct cdi_error *err)
-{
-	_cleanup_free_ char *dir = host_path(host->root, "/proc/driver/nvidia/gpus");
-	_cleanup_closedir_ DIR *d = NULL;
-	struct gpu_topology topo = { 0 };
-	struct dirent *de;
-	int r;
-
-	if (!dir)
-		return -ENOMEM;
-	r = procfs_driver_version(host->root, topo.driver_version, err);
-	if (r < 0)
-		return r;
-	d = opendir(dir);
-	if (!d) {
-		r = negative_errno();
-		return cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot open: %s", strerror(-r));
-	}
-	topo.gpus = calloc(GPU_MAX_COUNT, sizeof(*topo.gpus));
-	if (!topo.gpus)
-		return -ENOMEM;
-	while ((errno = 0, de = readdir(d))) {
-		_cleanup_free_ char *path = NULL, *buf = NULL;
-		bool excluded = false;
-
-		if (de->d_name[0] == '.')
-			continue;
-		if (asprintf(&path, "%s/%s/information", dir, de->d_name) < 0) {
-			path = NULL;
-			r = -ENOMEM;
-			goto fail;
-		}
-		r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, NULL);
-		if (r < 0) {
-			cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
-			goto fail;
-		}
-		if (topo.n_gpus == GPU_MAX_COUNT) {
-			r = cdi_problem_add(err, -E2BIG, dir, 0, 0, NULL, "more than %d GPUs",
-					    GPU_MAX_COUNT);
-			goto fail;
-		}
-		r = procfs_parse_gpu_information(path, buf, &topo.gpus[topo.n_gpus], &excluded, err);
-		if (r < 0)
-			goto fail;
-		/* An excluded GPU (NVreg_ExcludedGpus) is invisible to NVML and unusable. */
-		if (excluded)
-			continue;
-		topo.gpus[topo.n_gpus].mig_enabled = gpu_has_mig_instances(host->root, topo.gpus[topo.n_gpus].minor);
-		topo.n_gpus++;
-	}
-	if (errno) {
-		r = negative_errno();
-		cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot read: %s", strerror(-r));
-		goto fail;
-	}
-	qsort(topo.gpus, topo.n_gpus, sizeof(*topo.gpus), gpu_cmp_bus);
-	for (size_t i = 0; i < topo.n_gpus; i++) {
-		topo.gpus[i].index = (unsigned)i;
-		for (size_t j = 0; j < i; j++)
-			if (topo.gpus[j].minor == topo.gpus[i].minor ||
-			    strcmp(topo.gpus[j].uuid, topo.gpus[i].uuid) == 0) {
-				r = cdi_problem_add(err, -EINVAL, dir, 0, 0, NULL,
-						    "GPUs %s and %s share a device minor or UUID",
-						    topo.gpus[j].bus_id, topo.gpus[i].bus_id);
-				goto fail;
-			}
-	}
-	*ret = topo;
-	return 0;
-fail:
-	gpu_topology_clear(&topo);
-	return r;
 }
 
 #define MIG_KEY(gpu, gi, ci1) (((uint32_t)(gpu) << 16) | ((uint32_t)(gi) << 8) | (uint32_t)(ci1))
@@ -485,6 +365,46 @@ static bool parse_mig_name(const char *s, size_t n, uint32_t *ret_key)
 #undef LITERAL
 }
 
+/* One "<name> <minor>" line into mm (entries grown in *cap; *sorted cleared when out of order). */
+static int mig_minors_line(const char *name, unsigned lineno, const char *line, size_t n,
+			   struct mig_minors *mm, size_t *cap, bool *sorted, struct cdi_error *err)
+{
+	const char *sp = memchr(line, ' ', n);
+	unsigned minor;
+	uint32_t key;
+
+	if (!sp || sp == line ||
+	    !parse_uint(sp + 1, n - (size_t)(sp + 1 - line), PROCFS_MAX_CAP_MINOR, &minor))
+		return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+				       "expected \"<name> <minor>\", minor at most %u",
+				       PROCFS_MAX_CAP_MINOR);
+	n = (size_t)(sp - line);
+	if (n == 6 && memcmp(line, "config", 6) == 0) {
+		mm->has_config = true;
+		mm->config = minor;
+		return 0;
+	}
+	if (n == 7 && memcmp(line, "monitor", 7) == 0) {
+		mm->has_monitor = true;
+		mm->monitor = minor;
+		return 0;
+	}
+	if (n < 3 || memcmp(line, "gpu", 3) != 0)
+		return 0; /* a cap this version does not know: not ours to judge */
+	if (!parse_mig_name(line, n, &key))
+		return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL, "malformed name \"%.*s\"",
+				       (int)n, line);
+	if (mm->n >= PROCFS_MAX_MIG_MINORS)
+		return cdi_problem_add(err, -E2BIG, name, lineno, 0, NULL, "more than %u entries",
+				       PROCFS_MAX_MIG_MINORS);
+	if (mm->n == *cap && ARRAY_RESERVE(mm->entries, *cap, mm->n + 1) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	if (mm->n > 0 && key <= mm->entries[mm->n - 1].key)
+		*sorted = false;
+	mm->entries[mm->n++] = (struct mig_minor_entry){ .key = key, .minor = minor };
+	return 0;
+}
+
 int mig_minors_parse(const char *name, const char *buf, size_t len, struct mig_minors *ret,
 		     struct cdi_error *err)
 {
@@ -493,98 +413,47 @@ int mig_minors_parse(const char *name, const char *buf, size_t len, struct mig_m
 	const char *line;
 	unsigned lineno = 0;
 	bool sorted = true;
-	int r;
+	int r = 0;
 
-	while (next_line(buf, len, &pos, &line, &n)) {
-		const char *sp;
-		unsigned minor;
-		uint32_t key;
-
+	while (r >= 0 && next_line(buf, len, &pos, &line, &n)) {
 		lineno++;
-		if (n == 0)
-			continue;
-		if (n > PROCFS_MAX_LINE) {
+		if (n > PROCFS_MAX_LINE)
 			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
 					    "line longer than %u bytes", PROCFS_MAX_LINE);
-			goto fail;
-		}
-		sp = memchr(line, ' ', n);
-		if (!sp || sp == line ||
-		    !parse_uint(sp + 1, n - (size_t)(sp + 1 - line), PROCFS_MAX_CAP_MINOR, &minor)) {
-			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
-					    "expected \"<name> <minor>\", minor at most %u",
-					    PROCFS_MAX_CAP_MINOR);
-			goto fail;
-		}
-		n = (size_t)(sp - line);
-		if (n == 6 && memcmp(line, "config", 6) == 0) {
-			mm.has_config = true;
-			mm.config = minor;
-			continue;
-		}
-		if (n == 7 && memcmp(line, "monitor", 7) == 0) {
-			mm.has_monitor = true;
-			mm.monitor = minor;
-			continue;
-		}
-		if (n < 3 || memcmp(line, "gpu", 3) != 0)
-			continue; /* a cap this version does not know: not ours to judge */
-		if (!parse_mig_name(line, n, &key)) {
-			r = cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
-					    "malformed name \"%.*s\"", (int)n, line);
-			goto fail;
-		}
-		if (mm.n == cap) {
-			struct mig_minor_entry *grown;
-
-			if (cap >= PROCFS_MAX_MIG_MINORS) {
-				r = cdi_problem_add(err, -E2BIG, name, lineno, 0, NULL,
-						    "more than %u entries", PROCFS_MAX_MIG_MINORS);
-				goto fail;
-			}
-			cap = cap ? cap * 2 : 512;
-			grown = realloc(mm.entries, cap * sizeof(*grown));
-			if (!grown) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			mm.entries = grown;
-		}
-		if (mm.n > 0 && key <= mm.entries[mm.n - 1].key)
-			sorted = false;
-		mm.entries[mm.n++] = (struct mig_minor_entry){ .key = key, .minor = minor };
+		else if (n > 0)
+			r = mig_minors_line(name, lineno, line, n, &mm, &cap, &sorted, err);
 	}
 	/* The kernel writes keys in order; sort only if someone else did not. */
-	if (!sorted)
+	if (r >= 0 && !sorted)
 		qsort(mm.entries, mm.n, sizeof(*mm.entries), mig_entry_cmp);
-	for (size_t i = 1; i < mm.n; i++)
+	for (size_t i = 1; r >= 0 && i < mm.n; i++)
 		if (mm.entries[i].key == mm.entries[i - 1].key) {
 			uint32_t k = mm.entries[i].key;
 
 			r = cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
 					    "duplicate entry for gpu%u/gi%u%s", k >> 16, (k >> 8) & 0xff,
 					    (k & 0xff) ? "/ci..." : "");
-			goto fail;
 		}
+	if (r < 0) {
+		mig_minors_clear(&mm);
+		return r;
+	}
 	*ret = mm;
 	return 0;
-fail:
-	mig_minors_clear(&mm);
-	return r;
 }
 
 int mig_minors_read(const char *root, struct mig_minors *ret, struct cdi_error *err)
 {
-	_cleanup_free_ char *path = host_path(root, "/proc/driver/nvidia-caps/mig-minors");
+	_cleanup_free_ char *path = host_path(root, PROCFS_MIG_MINORS);
 	_cleanup_free_ char *buf = NULL;
 	size_t len;
 	int r;
 
 	if (!path)
-		return -ENOMEM;
-	r = cdi_read_file(path, PROCFS_MAX_FILE, &buf, &len);
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = host_file_read(root, PROCFS_MIG_MINORS, PROCFS_MAX_FILE, 0, &buf, &len, err);
 	if (r < 0)
-		return cdi_problem_add(err, r, path, 0, 0, NULL, "cannot read: %s", strerror(-r));
+		return r;
 	return mig_minors_parse(path, buf, len, ret, err);
 }
 

@@ -1,11 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* What the NVIDIA kernel modules publish under /proc (internal). */
-/*
- * procfs_enumerate (gpus.h) marks a GPU mig_enabled, with no MIG devices,
- * when the driver publishes GPU instances for it
- * (capabilities/gpu<minor>/mig/gi<G>): without NVML its MIG devices cannot
- * be named, and it cannot run as a full GPU.
- */
+/* What the NVIDIA kernel modules publish under /proc, read and parsed (internal). */
 #ifndef CDIKIT_PROCFS_H
 #define CDIKIT_PROCFS_H
 
@@ -15,7 +9,13 @@
 
 #include <cdi/error.h>
 
-#include "gpus.h"
+#include "inventory.h"
+
+#define PROCFS_DRIVER_DIR "/proc/driver/nvidia"
+#define PROCFS_VERSION "/proc/driver/nvidia/version"
+#define PROCFS_GPUS "/proc/driver/nvidia/gpus"
+#define PROCFS_DEVICES "/proc/devices"
+#define PROCFS_MIG_MINORS "/proc/driver/nvidia-caps/mig-minors"
 
 /* Bounds on what we read from /proc (the kernel's files are far smaller). */
 #define PROCFS_MAX_FILE (4u * 1024 * 1024)
@@ -43,8 +43,6 @@ int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cd
  */
 int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
 			    unsigned *ret_major, struct cdi_error *err);
-int procfs_char_major(const char *root, const char *dev, unsigned *ret_major,
-		      struct cdi_error *err);
 
 /*
  * One /proc/driver/nvidia/gpus/<bus>/information file: Model, GPU UUID,

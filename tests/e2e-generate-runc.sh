@@ -8,7 +8,9 @@
 #   - the injected device nodes exist with the host's numbers (/dev/nvidia0, /dev/nvidia2, the
 #     GI and CI nvidia-caps nodes of 2:0, the control nodes);
 #   - other GPUs' nodes (and the caps of 2:1) do not.
-# A control run of the same bundle without cdi-apply must fail the dlopen checks.
+# A control run of the same bundle without cdi-apply must fail the dlopen checks, and a run with
+# nvidia.com/gpu=none (what NVIDIA_VISIBLE_DEVICES=none maps to) gets the driver's libraries and
+# control nodes but no GPU.
 #
 # Needs root (mknod for the simulated host, runc run), runc, a C compiler; else exit 77.
 set -u
@@ -32,6 +34,7 @@ id=cdikit-e2e-gen-$$
 cleanup() {
 	runc --root "$state" delete -f "$id" >/dev/null 2>&1
 	runc --root "$state" delete -f "$id-control" >/dev/null 2>&1
+	runc --root "$state" delete -f "$id-none" >/dev/null 2>&1
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -43,6 +46,7 @@ host=$tmp/host
 dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
 [ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
 ! grep -q 'hooks:' "$tmp/cdi/nvidia.yaml" || die "the generated spec has hooks"
+[ -s "$tmp/cdi/nvidia.yaml.cdikit" ] || die "no facts file beside the spec"
 
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
@@ -72,6 +76,7 @@ grep -qx 'dlopen libcuda.so.1 failed' "$tmp/control.out" &&
 	grep -qx 'node /dev/nvidia0 missing' "$tmp/control.out" ||
 	{ sed 's/^/    /' "$tmp/control.out"; die "control run: unexpected output"; }
 
+cp "$bundle/config.json" "$tmp/config.orig.json"
 "$B/cdi-apply" --spec-dir "$tmp/cdi" --config "$bundle/config.json" \
 	nvidia.com/gpu=0 nvidia.com/gpu=2:0 || die "cdi-apply failed"
 ! jq -e '.hooks // {} | length > 0' "$bundle/config.json" >/dev/null || die "config.json got hooks"
@@ -99,4 +104,15 @@ want=(
 for w in "${want[@]}"; do
 	grep -qxF "$w" "$tmp/run.out" || die "expected inside the container: $w"
 done
-echo "e2e-generate-runc: driver libraries load without ldconfig; GPU 0 and MIG 2:0 nodes present, others absent"
+
+# "none": the driver without a GPU.
+cp "$tmp/config.orig.json" "$bundle/config.json"
+"$B/cdi-apply" --spec-dir "$tmp/cdi" --config "$bundle/config.json" nvidia.com/gpu=none ||
+	die "cdi-apply nvidia.com/gpu=none failed"
+run_bundle "$id-none" "$tmp/none.out" || { sed 's/^/    /' "$tmp/none.out"; die "runc run (none) failed"; }
+for w in "dlopen libcuda.so.1 ok" "dlopen libnvidia-ml.so.1 ok sym" \
+	"node /dev/nvidiactl c $(numbers /dev/nvidiactl)" "node /dev/nvidia-uvm c $(numbers /dev/nvidia-uvm)" \
+	"node /dev/nvidia0 missing" "node /dev/nvidia2 missing" "node /dev/nvidia-caps/nvidia-cap336 missing"; do
+	grep -qxF "$w" "$tmp/none.out" || { sed 's/^/    /' "$tmp/none.out"; die "expected with gpu=none: $w"; }
+done
+echo "e2e-generate-runc: driver libraries load without ldconfig; GPU 0 and MIG 2:0 nodes present, others absent; gpu=none: driver, no GPU"

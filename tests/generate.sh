@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # cdi-generate on simulated hosts (tests/simhost/make-host): golden outputs, determinism,
-# --check, no rewrite of an unchanged file, stdout/JSON output, and every output accepted by
-# cdi-apply --validate, by the CDI JSON schema (the reference's own schema package, Debian's
-# copy) and by podman (`podman create --device nvidia.com/gpu=<name>`).
+# --check, no rewrite of an unchanged file, the facts file, stdout/JSON output, the program's
+# habits, hostile roots and output directories (links, FIFOs, corrupt caches, insecure files,
+# two writers at once), and every output accepted by cdi-apply --validate, by the CDI JSON schema
+# (the reference's own schema package, Debian's copy) and by podman
+# (`podman create --device nvidia.com/gpu=<name>`, in a private mount namespace: the machine's
+# own /etc/cdi is never touched).
 #
 # Golden files: tests/golden/<name>.yaml, with the temp root replaced by @ROOT@.
 # Regenerate them with CDIKIT_UPDATE_GOLDEN=1 bash tests/generate.sh (then review the diff).
@@ -26,19 +29,10 @@ MOCK=$B/tests/mock-nvml
 	die "mock NVML not built ($MOCK; make check builds the fixtures)"
 SCHEMA_DIR=/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema
 GOLDEN=tests/golden
+VERSION=$(sed -nE 's/^VERSION := (.*)/\1/p' Makefile)
 
 tmp=$(mktemp -d /tmp/cdikit-gen.XXXXXX)
-etc_backup= etc_created=0
-P=()
 cleanup() {
-	if [ ${#P[@]} -gt 0 ]; then
-		"${P[@]}" rm -af >/dev/null 2>&1
-		"${P[@]}" rmi -af >/dev/null 2>&1
-	fi
-	if [ "$etc_created" -eq 1 ]; then
-		rm -rf /etc/cdi
-		[ -z "$etc_backup" ] || mv "$etc_backup" /etc/cdi
-	fi
 	findmnt -rn -o TARGET 2>/dev/null | grep -F "$tmp/" | sort -r | while read -r m; do umount -l "$m"; done
 	rm -rf "$tmp"
 }
@@ -50,6 +44,11 @@ for t in "${topologies[@]}"; do
 	tests/simhost/make-host --topology "$t" --mock-dir "$MOCK" --out "$tmp/$t" >"$tmp/make-host.log" 2>&1 ||
 		die "make-host --topology $t: $(tail -n 3 "$tmp/make-host.log")"
 done
+# A copy to damage, one scenario at a time (restored after each).
+host() { # name topology -> a fresh copy of a built host at $tmp/name
+	rm -rf "${tmp:?}/$1"
+	cp -a "$tmp/$2" "$tmp/$1" || die "copying $2"
+}
 
 # Every output the suite produces goes here, for the validators at the end.
 mkdir -p "$tmp/out"
@@ -89,10 +88,18 @@ golden dgx-mig-procfs "$tmp/dgx-mig" --mode procfs
 golden dgx-mig-type-index "$tmp/dgx-mig" --device-name-strategy type-index --device-id 0 \
 	--device-id 2:1 --device-id MIG-6fb165d3-40e2-09d6-0842-2ce49eb98495
 
-# The no-nvml host says once why it fell back to /proc.
-grep -q 'enumerating full GPUs from /proc' "$tmp/no-nvml.err" || die "no-nvml: no fallback notice"
-[ "$(wc -l <"$tmp/no-nvml.err")" -eq 1 ] || die "no-nvml: more than one line on stderr"
-[ -s "$tmp/dgx-mig.err" ] && die "dgx-mig: unexpected stderr: $(cat "$tmp/dgx-mig.err")"
+# What it did, in one line on stderr; the no-nvml host says once why it fell back to /proc.
+[ "$(cat "$tmp/dgx-mig.err")" = "cdi-generate: wrote the spec to standard output: 34 devices, 31 device nodes, 204 mounts" ] ||
+	die "dgx-mig: stderr: $(cat "$tmp/dgx-mig.err")"
+grep -q '^cdi-generate: warning: no libnvidia-ml.so.1 under .*; enumerating full GPUs from /proc' "$tmp/no-nvml.err" ||
+	die "no-nvml: no fallback notice: $(cat "$tmp/no-nvml.err")"
+[ "$(wc -l <"$tmp/no-nvml.err")" -eq 2 ] || die "no-nvml: not the notice and the summary: $(cat "$tmp/no-nvml.err")"
+"$G" -q --root "$tmp/no-nvml" -o - 2>"$tmp/err" >/dev/null || die "no-nvml -q failed"
+[ -s "$tmp/err" ] && die "-q still says: $(cat "$tmp/err")"
+"$G" -v --root "$tmp/dgx-mig" -o - 2>"$tmp/err" >/dev/null || die "-v failed"
+grep -q '^cdi-generate: driver 550.54.15, CUDA 12.4: 8 GPUs, 10 MIG devices, 31 device nodes$' "$tmp/err" ||
+	die "-v: $(cat "$tmp/err")"
+ok "one summary line on stderr; -q says nothing, -v what was found"
 
 # What the goldens must say, whatever they hold (so an --update cannot bless a wrong spec).
 d=$tmp/dgx-mig.yaml
@@ -103,49 +110,97 @@ grep -qE '^ *(major|minor|type):' "$d" && die "dgx-mig: device numbers without -
 grep -q -- '- NVIDIA_VISIBLE_DEVICES=void' "$d" || die "dgx-mig: NVIDIA_VISIBLE_DEVICES=void missing"
 names=$(sed -n 's/^- name: //p' "$d" | tr -d '"' | tr '\n' ' ')
 # 8 GPUs, GPU 2 (7 MIG) and 5 (3 MIG) in MIG mode: 6 full + 10 MIG devices, by index and UUID.
-[ "$(wc -w <<<"$names")" -eq 33 ] || die "dgx-mig: $(wc -w <<<"$names") devices: $names"
-case $names in "0 1 2:0 2:1 2:2 2:3 2:4 2:5 2:6 3 4 5:0 5:1 5:2 6 7 GPU-"*" all ") ;;
+[ "$(wc -w <<<"$names")" -eq 34 ] || die "dgx-mig: $(wc -w <<<"$names") devices: $names"
+case $names in "0 1 2:0 2:1 2:2 2:3 2:4 2:5 2:6 3 4 5:0 5:1 5:2 6 7 GPU-"*" none all ") ;;
 *) die "dgx-mig: device order: $names" ;; esac
 case " $names " in *" 2 "* | *" 5 "*) die "dgx-mig: a GPU in MIG mode has a full-GPU entry" ;; esac
-ok "dgx-mig: 33 devices in order, no hooks, no numbers, 0.5.0"
+python3 - "$d" <<'PY' || die "dgx-mig: the none device is not as it should be"
+import sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+none = next(d for d in spec["devices"] if d["name"] == "none")
+assert none["containerEdits"] == {"env": ["NVIDIA_VISIBLE_DEVICES=void"]}, none
+assert {n["path"] for n in spec["containerEdits"]["deviceNodes"]} >= {"/dev/nvidiactl", "/dev/nvidia-uvm"}
+PY
+ok "dgx-mig: 34 devices in order (none before all), no hooks, no numbers, 0.5.0"
 
 # ---------------------------------------------------------------- big64: linear, complete
-"$G" --root "$tmp/big64" --output "$tmp/big64.yaml" || die "big64: cdi-generate failed"
+"$G" -q --root "$tmp/big64" --output "$tmp/big64.yaml" || die "big64: cdi-generate failed"
 keep "$tmp/big64.yaml"
 n=$(grep -c '^- name: ' "$tmp/big64.yaml")
-[ "$n" -eq $((64 * 7 * 2 + 1)) ] || die "big64: $n devices, want $((64 * 7 * 2 + 1))"
+[ "$n" -eq $((64 * 7 * 2 + 2)) ] || die "big64: $n devices, want $((64 * 7 * 2 + 2))"
 grep -q '^- name: "63:6"$' "$tmp/big64.yaml" || die "big64: no 63:6"
-ok "big64: 897 devices"
+ok "big64: 898 devices"
 
 # ---------------------------------------------------------------- determinism
 for t in dgx-mig big64; do
-	"$G" --root "$tmp/$t" --output - >"$tmp/$t.again" || die "$t: second run failed"
+	"$G" -q --root "$tmp/$t" --output - >"$tmp/$t.again" || die "$t: second run failed"
 	if [ "$t" = big64 ]; then cmp -s "$tmp/big64.yaml" "$tmp/$t.again"; else cmp -s "$tmp/$t.yaml" "$tmp/$t.again"; fi ||
 		die "$t: two runs on the same host differ"
 done
 ok "same host, same bytes"
 
-# ---------------------------------------------------------------- --output FILE, no rewrite, --check
+# ---------------------------------------------------------------- --output FILE, facts, no rewrite, --check
 spec=$tmp/etc/cdi/nvidia.yaml
+facts=$spec.cdikit
 "$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 rc=$?
 [ $rc -eq 1 ] || die "--check on a missing file: exit $rc"
 grep -q 'does not exist' "$tmp/check.out" || die "--check missing: $(cat "$tmp/check.out")"
 [ -e "$spec" ] && die "--check wrote the file"
+[ -e "$tmp/etc" ] && die "--check created the directory"
 
-"$G" --root "$tmp/dgx-mig" --output "$spec" || die "write to $spec failed"
+"$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "write to $spec failed: $(cat "$tmp/err")"
+[ "$(cat "$tmp/err")" = "cdi-generate: wrote $spec and its facts file: 34 devices, 31 device nodes, 204 mounts" ] ||
+	die "summary: $(cat "$tmp/err")"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "--output FILE differs from --output -"
-[ "$(stat -c %a "$spec")" = 644 ] || die "mode $(stat -c %a "$spec"), want 644"
-ls "$tmp/etc/cdi" | grep -qv '^nvidia.yaml$' && die "left-over files in $tmp/etc/cdi: $(ls "$tmp/etc/cdi")"
-before=$(stat -c '%i %.Y' "$spec")
+for f in "$spec" "$facts"; do
+	[ "$(stat -c '%a %u' "$f")" = "644 0" ] || die "$f: mode/owner $(stat -c '%a %u' "$f"), want 644 0"
+done
+ls -A "$tmp/etc/cdi" | grep -qvE '^nvidia\.yaml(\.cdikit)?$' && die "left-over files in $tmp/etc/cdi: $(ls -A "$tmp/etc/cdi")"
+# The facts file (FACTS.md): GPUs with the spec's names, driver facts, capabilities.
+jq -e --arg v 550.54.15 '
+	.cdikitFacts == 1 and .kind == "nvidia.com/gpu" and .driver.version == $v and .driver.cuda == "12.4"
+	and (.gpus | length) == 8
+	and .gpus[0].devices == ["0", .gpus[0].uuid] and .gpus[0].brand == "Unknown" and .gpus[0].arch == "8.0"
+	and .gpus[0].busId == "0000:07:00.0" and .gpus[0].model == "NVIDIA A100-SXM4-40GB"
+	and .gpus[2].mig and .gpus[2].devices == [] and (.gpus[2].migDevices | length) == 7
+	and .gpus[2].migDevices[0].index == "2:0" and .gpus[2].migDevices[0].gi == 7
+	and .gpus[2].migDevices[0].devices == ["2:0", .gpus[2].migDevices[0].uuid]
+	and .capabilities["/usr/lib/x86_64-linux-gnu/libcuda.so.1"] == "compute"
+	and .capabilities["/usr/lib/i386-linux-gnu/libcuda.so.1"] == "compute/32"
+	and .capabilities["/usr/bin/nvidia-smi"] == "utility"
+	and .capabilities["/dev/nvidia-uvm"] == "compute"
+	and .capabilities["/dev/nvidia-modeset"] == "display"
+	and .capabilities["/usr/lib/x86_64-linux-gnu/libnvidia-encode.so.1"] == "video"
+	and .capabilities["/usr/lib/x86_64-linux-gnu/libGLX_nvidia.so.0"] == "graphics"
+	and .capabilities["/usr/lib/x86_64-linux-gnu/libnvidia-ngx.so.550.54.15"] == "ngx"
+	and (.capabilities | has("/dev/nvidiactl") | not)' "$facts" >/dev/null ||
+	die "facts file: $(head -c 600 "$facts")"
+# Every capability key is a containerPath or node path of the spec.
+python3 - "$spec" "$facts" <<'PY' || die "facts name paths the spec does not have"
+import json, sys, yaml
+spec = yaml.safe_load(open(sys.argv[1])); facts = json.load(open(sys.argv[2]))
+paths = {m["containerPath"] for m in spec["containerEdits"]["mounts"]}
+for e in [spec["containerEdits"]] + [d["containerEdits"] for d in spec["devices"]]:
+    paths |= {n["path"] for n in e.get("deviceNodes", [])}
+extra = set(facts["capabilities"]) - paths
+assert not extra, extra
+names = {d["name"] for d in spec["devices"]}
+for g in facts["gpus"]:
+    for n in g["devices"] + [n for m in g.get("migDevices", []) for n in m["devices"]]:
+        assert n in names, n
+PY
+before=$(stat -c '%i %.Y' "$spec" "$facts")
 sleep 0.02
-out=$("$G" --root "$tmp/dgx-mig" --output "$spec" 2>&1) || die "rerun failed: $out"
-[ "$(stat -c '%i %.Y' "$spec")" = "$before" ] || die "an unchanged spec was rewritten"
-ok "written 0644 atomically, not rewritten when unchanged"
+"$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "rerun failed: $(cat "$tmp/err")"
+[ "$(stat -c '%i %.Y' "$spec" "$facts")" = "$before" ] || die "an unchanged spec or facts file was rewritten"
+grep -q "^cdi-generate: $spec and its facts file are up to date: 34 devices" "$tmp/err" || die "rerun said: $(cat "$tmp/err")"
+ok "written 0644 atomically with its facts file, not rewritten when unchanged"
 
 "$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
 grep -q 'up to date' "$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
 [ "$(wc -l <"$tmp/check.out")" -eq 1 ] || die "--check: more than one line"
+"$G" --root "$tmp/dgx-mig" --check --output "$spec" >/dev/full 2>/dev/null && die "--check >/dev/full exits 0"
 
 conf=$tmp/dgx-mig/usr/lib/x86_64-linux-gnu/mock-nvml.conf
 cp "$conf" "$tmp/conf.orig"
@@ -155,7 +210,7 @@ rc=$?
 [ $rc -eq 1 ] || die "--check after removing a GPU: exit $rc"
 grep -q 'stale: devices added: 0, removed: 2 (' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
 grep -q '"\?7"\?' "$tmp/check.out" || die "--check does not name device 7: $(cat "$tmp/check.out")"
-[ "$(stat -c '%i %.Y' "$spec")" = "$before" ] || die "--check touched the file"
+[ "$(stat -c '%i %.Y' "$spec" "$facts")" = "$before" ] || die "--check touched the files"
 
 grep -v 'uuid=MIG-6fb165d3' "$tmp/conf.orig" >"$conf" # a MIG device destroyed
 "$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
@@ -163,14 +218,27 @@ grep -v 'uuid=MIG-6fb165d3' "$tmp/conf.orig" >"$conf" # a MIG device destroyed
 grep -q 'MIG-6fb165d3' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
 cp "$tmp/conf.orig" "$conf"
 
+# The spec is current but its facts are not (another brand): stale, and the reason says which.
+cp "$facts" "$tmp/facts.orig"
+sed -i 's/"Unknown"/"Tesla"/' "$facts"
+"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+[ $? -eq 1 ] || die "--check with stale facts: not stale"
+grep -q "stale: $facts is out of date" "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
+rm "$facts"
+"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+[ $? -eq 1 ] || die "--check without facts: not stale"
+grep -q "stale: $facts does not exist" "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
+"$G" --root "$tmp/dgx-mig" --check --no-facts --output "$spec" >/dev/null || die "--check --no-facts looks at the facts"
+cp "$tmp/facts.orig" "$facts"
+
 sed 's/550\.54\.15/535.104.05/g' "$tmp/dgx-mig.yaml" >"$spec" # a spec written by the old driver
 "$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check after a driver upgrade: not stale"
 grep -q 'common containerEdits changed' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
-"$G" --root "$tmp/dgx-mig" --output "$spec" || die "rewrite failed"
+"$G" -q --root "$tmp/dgx-mig" --output "$spec" || die "rewrite failed"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "the stale spec was not replaced"
-[ "$(stat -c '%i' "$spec")" != "${before%% *}" ] || die "replaced in place instead of renamed"
-ok "--check: fresh 0; missing, GPU removed, MIG reconfigured, driver upgraded 1 with a reason"
+[ "$(stat -c '%i' "$spec")" != "$(cut -d' ' -f1 <<<"$before")" ] || die "replaced in place instead of renamed"
+ok "--check: fresh 0; missing, GPU removed, MIG reconfigured, facts stale or missing, driver upgraded 1 with a reason"
 
 # The kernel module and the libraries disagree: a driver upgraded without a reboot.
 ver=$tmp/dgx-mig/proc/driver/nvidia/version
@@ -192,53 +260,220 @@ cmp -s "$tmp/allow.yaml" "$tmp/dgx-mig.yaml" || die "--allow-missing-caps change
 mv "$tmp/cap.saved" "$tmp/dgx-mig/dev/nvidia-caps/$cap"
 ok "missing cap node: error, or a warning with --allow-missing-caps"
 
+# A control node the driver makes on first use, not there yet: never a silent spec without it.
+host h single
+for node in nvidia-uvm nvidiactl; do
+	mv "$tmp/h/dev/$node" "$tmp/node.saved"
+	for mode in nvml procfs management; do
+		"$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: missing /dev/$node passed"
+		grep -q "^cdi-generate: $tmp/h/dev/$node: No such file or directory .*--create-device-nodes.*--allow-missing-nodes" "$tmp/err" ||
+			die "$mode, missing $node: $(cat "$tmp/err")"
+	done
+	"$G" --root "$tmp/h" --allow-missing-nodes -o - 2>"$tmp/err" | grep -q "path: /dev/$node$" ||
+		die "--allow-missing-nodes: /dev/$node not in the spec"
+	grep -q "warning: $tmp/h/dev/$node" "$tmp/err" || die "--allow-missing-nodes: no warning for $node"
+	mv "$tmp/node.saved" "$tmp/h/dev/$node"
+done
+ok "a missing nvidia-uvm or nvidiactl is an error naming the node and the options (nvml, procfs, management)"
+
 # /dev elsewhere (--dev-root): node hostPaths follow it, the driver's files do not.
 mkdir -p "$tmp/devroot" && cp -a "$tmp/dgx-mig/dev" "$tmp/devroot/" || die "copying /dev"
-"$G" --root "$tmp/dgx-mig" --dev-root "$tmp/devroot" --output - >"$tmp/split.yaml" || die "--dev-root failed"
+"$G" -q --root "$tmp/dgx-mig" --dev-root "$tmp/devroot" --output - >"$tmp/split.yaml" || die "--dev-root failed"
 keep "$tmp/split.yaml"
 sed "s|$tmp/devroot/dev/|$tmp/dgx-mig/dev/|" "$tmp/split.yaml" | cmp -s - "$tmp/dgx-mig.yaml" ||
 	die "--dev-root: the spec differs in more than the nodes' hostPath"
 grep -q "hostPath: $tmp/devroot/dev/nvidia-caps/" "$tmp/split.yaml" || die "--dev-root: cap nodes not under it"
 ok "--dev-root moves the nodes' hostPath only"
 
-# ---------------------------------------------------------------- formats, options
-"$G" --root "$tmp/dgx-mig" --output - --format json >"$tmp/dgx-mig.json" || die "--format json failed"
+# ---------------------------------------------------------------- hostile roots
+# Device nodes are looked at inside the root: a link out of it or a file is not a node.
+host h single
+rm "$tmp/h/dev/nvidia0" && ln -s /dev/null "$tmp/h/dev/nvidia0"
+"$G" --root "$tmp/h" --with-device-numbers -o - >"$tmp/h.yaml" 2>"$tmp/err" && die "ROOT/dev/nvidia0 -> /dev/null accepted"
+grep -q "^cdi-generate: $tmp/h/dev/nvidia0: is a symbolic link (to /dev/null), not a device node" "$tmp/err" ||
+	die "linked node: $(cat "$tmp/err")"
+rm "$tmp/h/dev/nvidia0" && echo not-a-node >"$tmp/h/dev/nvidia0"
+"$G" --root "$tmp/h" -o - >/dev/null 2>"$tmp/err" && die "a regular file as ROOT/dev/nvidia0 accepted"
+grep -q "^cdi-generate: $tmp/h/dev/nvidia0: not a character device" "$tmp/err" || die "file node: $(cat "$tmp/err")"
+ok "a link or a file where a device node should be is an error naming it"
+
+# A FIFO where a host file should be: a line naming it, never a hang.
+for f in etc/ld.so.cache proc/driver/nvidia/version proc/devices proc/driver/nvidia-caps/mig-minors \
+	proc/driver/nvidia/gpus/0000:07:00.0/information; do
+	host h dgx-mig
+	rm "$tmp/h/$f" && mkfifo "$tmp/h/$f" || die "mkfifo $f"
+	mode=auto
+	case $f in */gpus/*) mode=procfs ;; esac # NVML names the GPUs otherwise
+	timeout 20 "$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 124 ] && die "a FIFO at ROOT/$f hangs cdi-generate"
+	[ $rc -eq 1 ] || die "a FIFO at ROOT/$f: exit $rc"
+	grep -q "^cdi-generate: $tmp/h/$f: is a FIFO, not a regular file" "$tmp/err" || die "FIFO $f: $(cat "$tmp/err")"
+done
+ok "a FIFO at ld.so.cache, /proc files: one line naming it, no hang"
+
+# An empty or corrupt ld.so.cache: one warning naming it, then the spec of a host without one.
+host h single
+rm "$tmp/h/etc/ld.so.cache"
+"$G" -q --root "$tmp/h" -o - >"$tmp/nocache.yaml" || die "no ld.so.cache: failed"
+for damage in "truncate -s 0" "truncate -s 100" "truncate -s 65M" "dd if=/dev/urandom bs=1k count=4 status=none of="; do
+	cp "$tmp/single/etc/ld.so.cache" "$tmp/h/etc/ld.so.cache"
+	case $damage in *of=) $damage"$tmp/h/etc/ld.so.cache" ;; *) $damage "$tmp/h/etc/ld.so.cache" ;; esac
+	"$G" --root "$tmp/h" -o - >"$tmp/h.yaml" 2>"$tmp/err" || die "$damage ld.so.cache: $(cat "$tmp/err")"
+	[ "$(grep -c warning "$tmp/err")" -eq 1 ] || die "$damage: not one warning: $(cat "$tmp/err")"
+	grep -q "^cdi-generate: warning: $tmp/h/etc/ld.so.cache: .*; searching the standard library directories instead" "$tmp/err" ||
+		die "$damage: $(cat "$tmp/err")"
+	sed "s|$tmp/h/|$tmp/single/|" "$tmp/h.yaml" | cmp -s - "$tmp/single.yaml" ||
+		die "$damage: the spec is not the complete one"
+	cmp -s "$tmp/h.yaml" "$tmp/nocache.yaml" || die "$damage: not the same fallback as a missing cache"
+done
+ok "an empty or corrupt ld.so.cache: one warning, the same complete spec"
+
+# An ld.so.cache of 80,000 entries naming driver libraries in as many directories: linear
+# (minutes before, well under a second now; the budget is in make bench).
+host h single
+python3 tests/lib/ldcache-flood.py "$tmp/h/etc/ld.so.cache" 80000 || die "writing the big cache"
+timeout 60 "$G" -q --root "$tmp/h" -o - >"$tmp/h.yaml" || die "80,000-entry ld.so.cache: failed or took over 60 s"
+sed "s|$tmp/h/|$tmp/single/|" "$tmp/h.yaml" | cmp -s - "$tmp/single.yaml" || die "80,000-entry cache: another spec"
+ok "an ld.so.cache of 80,000 entries"
+
+# No driver: said so, in every mode that needs one.
+host h single
+rm -rf "$tmp/h/proc/driver/nvidia"
+for mode in auto nvml procfs management; do
+	"$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: no driver, exit 0"
+	[ "$(cat "$tmp/err")" = "cdi-generate: no NVIDIA driver found: $tmp/h/proc/driver/nvidia is missing" ] ||
+		die "$mode without a driver: $(cat "$tmp/err")"
+done
+ok "no driver: one line saying so"
+
+# ---------------------------------------------------------------- hostile output directories
+w=$tmp/w
+mkdir -p "$w"
+# Never write through what is not a regular file (rename would swap out a device node or link).
+mknod "$w/fake-null" c 1 3 && ln -s "$tmp/single.yaml" "$w/link.yaml" && ln -s "$w/nowhere" "$w/dangling.yaml" &&
+	mkfifo "$w/fifo.yaml" || die "mknod/ln/mkfifo"
+for target in "$w/fake-null" "$w/link.yaml" "$w/dangling.yaml" "$w/fifo.yaml"; do
+	timeout 20 "$G" --root "$tmp/single" --output "$target" 2>"$tmp/err" && die "--output $target accepted"
+	case $target in
+	*link.yaml | *dangling.yaml) grep -q "^cdi-generate: $target: is a symbolic link; refusing to write through it" "$tmp/err" ;;
+	*) grep -q "^cdi-generate: $target: exists and is not a regular file; refusing" "$tmp/err" ;;
+	esac || die "--output $target: $(cat "$tmp/err")"
+done
+[ -c "$w/fake-null" ] && [ -L "$w/link.yaml" ] && [ -L "$w/dangling.yaml" ] && [ -p "$w/fifo.yaml" ] ||
+	die "a non-regular --output was replaced"
+[ -e "$w/nowhere" ] && die "written through a dangling link"
+ls -A "$w" | grep -q cdikit && die "a facts file was written beside a refused spec"
+cmp -s "$tmp/single.yaml" "$tmp/out/1-single.yaml" || die "the link's target was changed"
+# --check only reads: through a symlink it judges the file the link names.
+"$G" -q --root "$tmp/single" --output "$w/real.yaml" || die "writing $w/real.yaml"
+ln -s real.yaml "$w/real-link.yaml" && ln -s real.yaml.cdikit "$w/real-link.yaml.cdikit"
+"$G" --root "$tmp/single" --output "$w/real-link.yaml" --check >"$tmp/check-link.log" 2>&1 ||
+	die "--check through a symlink: $(cat "$tmp/check-link.log")"
+ok "links, devices, FIFOs as --output refused with a clear line; --check reads through a link"
+
+# Owner and mode are set on the temp file's fd: a setgid directory's group does not leak in.
+mkdir "$w/sgid" && chgrp users "$w/sgid" && chmod 2775 "$w/sgid" || die "setgid dir"
+"$G" -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "writing into a setgid dir"
+for f in "$w/sgid/nvidia.yaml" "$w/sgid/nvidia.yaml.cdikit"; do
+	[ "$(stat -c '%u:%g %a' "$f")" = "0:0 644" ] || die "$f is $(stat -c '%u:%g %a' "$f"), want 0:0 644"
+done
+# An insecure spec (user-owned 0666) with the right content: --check says so, a run replaces it.
+chown nobody "$w/sgid/nvidia.yaml" && chmod 666 "$w/sgid/nvidia.yaml"
+"$G" --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >"$tmp/check.out"
+[ $? -eq 1 ] || die "--check calls an insecure spec up to date"
+grep -q "is stale: it is insecure: owned by uid $(id -u nobody) with mode 0666" "$tmp/check.out" || die "insecure: $(cat "$tmp/check.out")"
+"$G" -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "replacing the insecure spec"
+[ "$(stat -c '%u %a' "$w/sgid/nvidia.yaml")" = "0 644" ] || die "the insecure spec was kept: $(stat -c '%u %a' "$w/sgid/nvidia.yaml")"
+"$G" --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >/dev/null || die "--check after the fix"
+ok "owner and mode set on the fd; an insecure spec is replaced and --check says insecure"
+
+# Directories it creates are 0755 whatever the umask; nothing of a failed run stays behind.
+(umask 077 && "$G" -q --root "$tmp/single" --output "$w/new/a/b/nvidia.yaml") || die "into new dirs"
+for d in "$w/new" "$w/new/a" "$w/new/a/b"; do
+	[ "$(stat -c %a "$d")" = 755 ] || die "$d is $(stat -c %a "$d") under umask 077"
+done
+"$G" --root "$tmp/single" --output "$w/newdir/" 2>"$tmp/err" && die "--output newdir/ accepted"
+grep -q "names a directory, not a file" "$tmp/err" || die "--output newdir/: $(cat "$tmp/err")"
+[ -e "$w/newdir" ] && die "--output newdir/ left newdir behind"
+"$G" --root "$tmp/no-such-host" --output "$w/newer/x.yaml" 2>/dev/null && die "--root missing accepted"
+[ -e "$w/newer" ] && die "a failed run left its directory"
+ok "created directories 0755 under umask 077; --output newdir/ fails without leaving it"
+
+# Two runs into one directory take turns (a lock): every reader sees a whole spec, no temp file
+# is left, and one left by a killed run is removed.
+cd2=$w/concurrent
+mkdir -p "$cd2" && touch "$cd2/.nvidia.yaml.AbC123.tmp" "$cd2/.other.yaml.AbC123.tmp"
+"$G" -q --root "$tmp/single" --output "$cd2/nvidia.yaml" || die "first write"
+[ -e "$cd2/.nvidia.yaml.AbC123.tmp" ] && die "a temp file of a killed run was not removed"
+[ -e "$cd2/.other.yaml.AbC123.tmp" ] || die "another spec's temp file was removed"
+rm "$cd2/.other.yaml.AbC123.tmp"
+(
+	for i in $(seq 40); do
+		"$G" -q --root "$tmp/single" --output "$cd2/nvidia.yaml" &
+		"$G" -q --root "$tmp/dgx-mig" --output "$cd2/nvidia.yaml" &
+		wait
+	done
+) &
+writers=$!
+reads=0 torn=0
+while kill -0 "$writers" 2>/dev/null; do
+	cat "$cd2/nvidia.yaml" >"$tmp/read.yaml" 2>/dev/null || continue
+	reads=$((reads + 1))
+	cmp -s "$tmp/read.yaml" "$tmp/single.yaml" || cmp -s "$tmp/read.yaml" "$tmp/dgx-mig.yaml" || torn=$((torn + 1))
+done
+wait "$writers"
+[ "$torn" -eq 0 ] || die "$torn of $reads reads saw a spec that is neither whole one"
+[ "$reads" -gt 0 ] || die "the reader never read"
+[ "$(ls -A "$cd2" | tr '\n' ' ')" = "nvidia.yaml nvidia.yaml.cdikit " ] || die "left in the directory: $(ls -A "$cd2")"
+ok "80 concurrent runs into one directory: $reads reads, all whole; no temp file left"
+
+# ---------------------------------------------------------------- formats, options, habits
+"$G" -q --root "$tmp/dgx-mig" --output - --format json >"$tmp/dgx-mig.json" || die "--format json failed"
 keep "$tmp/dgx-mig.json"
 jq -e . "$tmp/dgx-mig.json" >/dev/null || die "--format json is not JSON"
 python3 -c 'import json,sys,yaml; a=yaml.safe_load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a!=b)' \
 	"$tmp/dgx-mig.yaml" "$tmp/dgx-mig.json" || die "JSON and YAML outputs hold different specs"
-"$G" --root "$tmp/single" --output "$tmp/etc/cdi/nvidia.json" || die "--output .json failed"
+"$G" -q --root "$tmp/single" -o "$tmp/etc/cdi/nvidia.json" || die "-o .json failed"
 jq -e . "$tmp/etc/cdi/nvidia.json" >/dev/null || die "*.json output is not JSON"
 keep "$tmp/etc/cdi/nvidia.json"
-"$G" --root "$tmp/dgx-mig" --output - --with-device-numbers --no-all-device --vendor example.com \
+"$G" -q --root "$tmp/dgx-mig" --output - --with-device-numbers --no-all-device --vendor example.com \
 	--class device >"$tmp/numbers.yaml" || die "--with-device-numbers failed"
 keep "$tmp/numbers.yaml"
 grep -q '^kind: example.com/device$' "$tmp/numbers.yaml" || die "--vendor/--class ignored"
-grep -q 'name: all' "$tmp/numbers.yaml" && die "--no-all-device ignored"
+grep -qE 'name: (all|none)' "$tmp/numbers.yaml" && die "--no-all-device ignored"
 grep -q 'major: 508' "$tmp/numbers.yaml" || die "--with-device-numbers: no uvm major 508"
+"$G" -q --root "$tmp/dgx-mig" --output - --device-id none >"$tmp/none.yaml" || die "--device-id none failed"
+keep "$tmp/none.yaml"
+[ "$(sed -n 's/^- name: //p' "$tmp/none.yaml" | tr '\n' ' ')" = "none " ] || die "--device-id none: $(grep 'name:' "$tmp/none.yaml")"
 "$G" --root "$tmp/dgx-mig" --output - --device-id 99 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--device-id 99: exit status"
 grep -q '^cdi-generate: --device-id: 99: no such GPU or MIG device$' "$tmp/err" || die "--device-id 99: $(cat "$tmp/err")"
-# Never replace what is not a regular file (rename would swap out a device node or symlink).
-mknod "$tmp/fake-null" c 1 3 && ln -s "$tmp/single.yaml" "$tmp/link.yaml" || die "mknod/ln"
-for target in "$tmp/fake-null" "$tmp/link.yaml"; do
-	"$G" --root "$tmp/single" --output "$target" 2>"$tmp/err" && die "--output $target accepted"
-	grep -q 'not a regular file' "$tmp/err" || die "--output $target: $(cat "$tmp/err")"
-done
-[ -c "$tmp/fake-null" ] && [ -L "$tmp/link.yaml" ] || die "a non-regular --output was replaced"
 # An absolute --root is cleaned lexically: hostPaths carry no "//" or "/./".
-"$G" --root "/$tmp/./single/" --output - | grep 'hostPath:' | grep -q '//\|/\./' &&
+"$G" --root "/$tmp/./single/" --output - 2>/dev/null | grep 'hostPath:' | grep -q '//\|/\./' &&
 	die "--root //.../ left unclean hostPaths"
-# --check only reads: through a symlink it judges the file the link names.
-"$G" --root "$tmp/single" --output "$tmp/link.yaml" --check >"$tmp/check-link.log" 2>&1 ||
-	die "--check through a symlink: $(cat "$tmp/check-link.log")"
-"$G" --bogus >/dev/null 2>&1
-[ $? -eq 2 ] || die "usage error: exit status not 2"
 "$G" --mode nvml --root "$tmp/no-nvml" --output - >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--mode nvml without NVML must fail"
+# Roots: an empty one names its option (usage, exit 2); a missing one is an error.
+for opt in root driver-root dev-root; do
+	"$G" "--$opt" '' -o - >/dev/null 2>"$tmp/err"
+	rc=$?
+	[ $rc -eq 2 ] || die "--$opt '': exit $rc"
+	grep -q "^cdi-generate: --$opt: the path is empty$" "$tmp/err" || die "--$opt '': $(cat "$tmp/err")"
+done
+"$G" --root "$tmp/no-such-host" -o - >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || die "--root on a missing path: not an error"
+grep -q "^cdi-generate: --root $tmp/no-such-host: No such file or directory$" "$tmp/err" || die "missing root: $(cat "$tmp/err")"
+# The habits every cdikit program shares.
+"$G" --bogus >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] || die "usage error: exit status not 2"
+grep -q "Try 'cdi-generate --help'" "$tmp/err" || die "usage error: no hint"
 "$G" --help | grep -q -- '--device-name-strategy' || die "--help"
-"$G" --version | grep -q '^cdi-generate ' || die "--version"
-ok "json, --with-device-numbers, --vendor/--class, errors and usage"
+"$G" --help >/dev/full 2>/dev/null && die "--help >/dev/full exits 0"
+[ "$("$G" --version)" = "cdi-generate (cdikit) $VERSION" ] || die "--version: $("$G" --version)"
+"$G" --version >/dev/full 2>/dev/null && die "--version >/dev/full exits 0"
+"$G" --root "$tmp/single" -o - >/dev/full 2>"$tmp/err" && die "-o - >/dev/full exits 0"
+ok "json, --with-device-numbers, --vendor/--class, --device-id none, roots, errors and usage"
 
 # ---------------------------------------------------------------- validators
 outs=("$tmp"/out/*)
@@ -274,46 +509,47 @@ else
 fi
 
 # ---------------------------------------------------------------- podman
+# podman 4.3 always reads /etc/cdi. It runs here in a private mount namespace whose /etc is an
+# overlay (upper layer on a tmpfs of ours) with a tmpfs on /etc/cdi, so the spec goes into that
+# namespace's /etc/cdi and the machine's own /etc (and /etc/cdi, present or not) is never
+# touched nor seen.
 podman_check() {
 	command -v podman >/dev/null 2>&1 || { echo "podman: SKIP (not installed)"; return; }
-	command -v flock >/dev/null 2>&1 || { echo "podman: SKIP (no flock)"; return; }
-	local lockdir=/run/lock
-	[ -d "$lockdir" ] || lockdir=/tmp
-	# The lock tests/e2e-podman.sh takes too: both own /etc/cdi while they run.
-	exec 9>"$lockdir/cdikit-e2e-podman.lock"
-	flock -w 600 9 || { echo "podman: SKIP (lock held)"; return; }
-	P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-tmp"
-		--storage-driver vfs --events-backend none --cgroup-manager cgroupfs)
-	mkdir -p "$tmp/libpod-tmp" "$tmp/rootfs"
+	mkdir -p "$tmp/ovl" "$tmp/libpod-tmp" "$tmp/rootfs"
 	cp /bin/true "$tmp/rootfs/probe"
-	tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
-	"${P[@]}" import "$tmp/rootfs.tar" localhost/cdikit-gen:test >"$tmp/podman.log" 2>&1 ||
-		{ echo "podman: SKIP (podman import fails here: $(tail -n 1 "$tmp/podman.log"))"; return; }
-	if [ -e /etc/cdi ] || [ -L /etc/cdi ]; then
-		etc_backup=/etc/cdi.cdikit-gen-backup.$$
-		mv /etc/cdi "$etc_backup" || die "cannot move /etc/cdi aside"
-	fi
-	etc_created=1
-	mkdir -p /etc/cdi
-	cp "$tmp/dgx-mig.yaml" /etc/cdi/nvidia.yaml
-	"${P[@]}" create --network none localhost/cdikit-gen:test /probe >"$tmp/podman.log" 2>&1 ||
-		{ echo "podman: SKIP (podman create fails here: $(tail -n 1 "$tmp/podman.log"))"; return; }
-	local name n=0 id cfg
-	for name in 0 7 2:0 5:2 all $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$tmp/dgx-mig.yaml" | sed -n '1p;$p'); do
-		id=$("${P[@]}" create --network none --device "nvidia.com/gpu=$name" localhost/cdikit-gen:test /probe \
-			2>"$tmp/podman.log") || die "podman create --device nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"
-		# podman resolves CDI devices when it writes config.json (init); the runtime may then
-		# fail in this sandbox, after the file is written.
-		"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
-		grep -q 'CDI' "$tmp/podman.log" && die "podman init, nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"
-		cfg=$("${P[@]}" inspect --format '{{.StaticDir}}' "$id")/config.json
-		[ -f "$cfg" ] || { echo "podman: SKIP (podman init writes no config.json here: $(tail -n 1 "$tmp/podman.log"))"; return; }
-		python3 - "$tmp/dgx-mig.yaml" "$name" "$cfg" <<'PY' || die "podman config.json for nvidia.com/gpu=$name lacks the spec's edits"
+	tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" . || die "tar"
+	export tmp
+	unshare -m --propagation private bash -s "$tmp/dgx-mig.yaml" >"$tmp/podman.out" 2>&1 <<'NS'
+set -u
+spec=$1
+P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-tmp"
+	--storage-driver vfs --events-backend none --cgroup-manager cgroupfs)
+mount -t tmpfs tmpfs "$tmp/ovl" && mkdir "$tmp/ovl/up" "$tmp/ovl/work" &&
+	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/ovl/up,workdir=$tmp/ovl/work" /etc ||
+	{ echo "SKIP: no overlay over /etc in a private mount namespace here"; exit 0; }
+# An empty /etc/cdi of its own: what the machine's may hold (now or later) stays out of view.
+mkdir -p /etc/cdi && mount -t tmpfs -o mode=0755 tmpfs /etc/cdi && cp "$spec" /etc/cdi/nvidia.yaml ||
+	{ echo "FAIL: cannot place the spec"; exit 1; }
+"${P[@]}" import "$tmp/rootfs.tar" localhost/cdikit-gen:test >"$tmp/podman.log" 2>&1 ||
+	{ echo "SKIP: podman import fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
+"${P[@]}" create --network none localhost/cdikit-gen:test /probe >"$tmp/podman.log" 2>&1 ||
+	{ echo "SKIP: podman create fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
+n=0
+for name in 0 7 2:0 5:2 none all $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p'); do
+	id=$("${P[@]}" create --network none --device "nvidia.com/gpu=$name" localhost/cdikit-gen:test /probe \
+		2>"$tmp/podman.log") || { echo "FAIL: podman create --device nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
+	# podman resolves CDI devices when it writes config.json (init); the runtime may then
+	# fail in this sandbox, after the file is written.
+	"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
+	grep -q 'CDI' "$tmp/podman.log" && { echo "FAIL: podman init, nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
+	cfg=$("${P[@]}" inspect --format '{{.StaticDir}}' "$id")/config.json
+	[ -f "$cfg" ] || { echo "SKIP: podman init writes no config.json here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
+	python3 - "$spec" "$name" "$cfg" <<'PY' || { echo "FAIL: podman config.json for nvidia.com/gpu=$name lacks the spec's edits"; exit 1; }
 import json, sys, yaml
 spec = yaml.safe_load(open(sys.argv[1]))
 cfg = json.load(open(sys.argv[3]))
 dev = next(d for d in spec["devices"] if str(d["name"]) == sys.argv[2])
-want = [n["path"] for n in dev["containerEdits"]["deviceNodes"] + spec["containerEdits"]["deviceNodes"]]
+want = [n["path"] for n in dev["containerEdits"].get("deviceNodes", []) + spec["containerEdits"]["deviceNodes"]]
 have = [d["path"] for d in cfg["linux"].get("devices", [])]
 missing = [p for p in want if p not in have]
 env_ok = "NVIDIA_VISIBLE_DEVICES=void" in cfg["process"]["env"]
@@ -323,15 +559,27 @@ if missing or not env_ok or not mounts_ok:
     print("missing nodes", missing, "env", env_ok, "mounts", mounts_ok)
     sys.exit(1)
 PY
-		n=$((n + 1))
-	done
-	# The control: an unknown name must be refused, so CDI resolution is really in play.
-	id=$("${P[@]}" create --network none --device nvidia.com/gpu=99 localhost/cdikit-gen:test /probe 2>/dev/null)
-	"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
-	grep -q 'unresolvable CDI devices nvidia.com/gpu=99' "$tmp/podman.log" ||
-		die "podman did not refuse nvidia.com/gpu=99: $(tail -n 2 "$tmp/podman.log")"
-	ok "podman create+init --device: $n devices of the dgx-mig spec injected (and =99 refused)"
+	n=$((n + 1))
+done
+# The control: an unknown name must be refused, so CDI resolution is really in play.
+id=$("${P[@]}" create --network none --device nvidia.com/gpu=99 localhost/cdikit-gen:test /probe 2>/dev/null)
+"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
+grep -q 'unresolvable CDI devices nvidia.com/gpu=99' "$tmp/podman.log" ||
+	{ echo "FAIL: podman did not refuse nvidia.com/gpu=99: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
+"${P[@]}" rm -af >/dev/null 2>&1
+"${P[@]}" rmi -af >/dev/null 2>&1
+echo "OK: $n devices"
+NS
+	local rc=$? result
+	result=$(tail -n 1 "$tmp/podman.out")
+	case $result in
+	OK:*) ok "podman create+init --device: ${result#OK: } of the dgx-mig spec injected (and =99 refused)" ;;
+	SKIP:*) echo "podman: $result" ;;
+	*) die "podman (exit $rc): $(tail -n 5 "$tmp/podman.out")" ;;
+	esac
 }
+etc_before=$(ls -la --time-style=full-iso /etc/cdi 2>&1)
 podman_check
+[ "$(ls -la --time-style=full-iso /etc/cdi 2>&1)" = "$etc_before" ] || die "the machine's /etc/cdi changed"
 
 echo "PASS: generate"

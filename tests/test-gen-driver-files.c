@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * driver_mounts() and the library search on a small driver host built here:
+ * The driver-files discovery source and the library search, assembled into mounts
+ * (spec_mounts()), on a small driver host built here:
  * real ELF objects (64- and 32-bit) with the driver's sonames, the host's
  * symlinks in the shapes distributions make them (relative, absolute,
  * through /etc/alternatives, escaping the root), stale and foreign copies,
@@ -20,10 +21,12 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "lib/simhost.h"
 #include "lib/testlib.h"
-#include "../generate/driver_files.h"
-#include "../generate/driver_libs.h"
+#include "../generate/discover.h"
 #include "../generate/elf.h"
+#include "../generate/lib_search.h"
+#include "../generate/spec_build.h"
 
 #define VER "550.54.15"
 #define ELEMENTSOF_(x) (sizeof(x) / sizeof((x)[0]))
@@ -311,16 +314,54 @@ static const char *const expected[] = {
     "/usr/share/nvidia/nvoptix.bin <- /usr/share/nvidia/nvoptix.bin",
 };
 
+/* The driver files of a host (root r, driver root driver_root), as discovery and assembly
+ * make them; warnings (may be NULL) and errors in err. */
+static int files_for(const char *r, const char *driver_root, const char *version,
+		     json_t **ret_mounts, struct cdi_error *warn, struct cdi_error *err)
+{
+	struct gen_host host = { .root = r, .driver_root = driver_root, .dev_root = r };
+	struct inventory inv = { 0 };
+	struct discovery d;
+	int ret;
+
+	snprintf(inv.driver_version, sizeof(inv.driver_version), "%s", version);
+	discovery_init(&d, &host, &inv, warn, err);
+	ret = discovery_load_cache(&d);
+	if (ret >= 0)
+		ret = discover_driver_files(&d);
+	discovery_done(&d);
+	if (ret >= 0)
+		ret = spec_mounts(&inv, ret_mounts, NULL, err);
+	inventory_clear(&inv);
+	return ret;
+}
+
 static json_t *mounts_for(const char *r, const char *driver_root, const char *version,
 			  struct cdi_error *err)
 {
-	struct gen_host host = {.root = r, .driver_root = driver_root, .dev_root = r};
 	json_t *mounts = NULL;
-	int ret = driver_mounts(&host, version, &mounts, err);
+	int ret = files_for(r, driver_root, version, &mounts, NULL, err);
 
-	cr_assert_eq(ret, 0, "driver_mounts: %d %s", ret, cdi_error_message(err));
+	cr_assert_eq(ret, 0, "driver files: %d %s", ret, cdi_error_message(err));
 	cr_assert(json_is_array(mounts));
 	return mounts;
+}
+
+/* The library search alone, with the host's cache. */
+static int find_libs(const char *r, const char *version, struct driver_libs *libs,
+		     struct cdi_error *err)
+{
+	struct gen_host host = { .root = r, .driver_root = r, .dev_root = r };
+	struct inventory inv = { 0 };
+	struct discovery d;
+	int ret;
+
+	discovery_init(&d, &host, &inv, NULL, err);
+	ret = discovery_load_cache(&d);
+	if (ret >= 0)
+		ret = driver_libs_find(&d.driver_fs, d.cache, version, libs, err);
+	discovery_done(&d);
+	return ret;
 }
 
 Test(driver, whole_host)
@@ -404,7 +445,7 @@ Test(driver, library_search)
 	struct driver_libs libs = {0};
 	const struct driver_lib *cuda = NULL, *cuda32 = NULL, *ngx = NULL;
 
-	cr_assert_eq(driver_libs_find(root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(find_libs(root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
 	for (size_t i = 0; i < libs.n_libs; i++) {
 		const struct driver_lib *l = &libs.libs[i];
 
@@ -424,8 +465,8 @@ Test(driver, library_search)
 	cr_assert_not(cuda->is32);
 	cr_assert(cuda32->is32);
 	cr_assert_str_eq(cuda->soname, "libcuda.so.1");
-	cr_assert_str_eq(cuda->prefix, "libcuda.so");
-	cr_assert_eq(cuda->groups, LIB_COMPUTE);
+	cr_assert_str_eq(cuda->ln->prefix, "libcuda.so");
+	cr_assert_eq(cuda->ln->cap, DRV_CAP_COMPUTE);
 	cr_assert_eq(cuda->n_links, 2);
 	cr_assert_str_eq(cuda->links[0], "libcuda.so");
 	cr_assert_str_eq(cuda->links[1], "libcuda.so.1");
@@ -456,16 +497,46 @@ Test(driver, no_cache)
 	json_decref(mounts);
 }
 
-Test(driver, corrupt_cache_is_an_error)
+/* An empty or corrupt cache: one warning naming it, then the same fallback as a missing one. */
+Test(driver, corrupt_cache_is_a_warning_and_the_fallback)
 {
-	struct cdi_error err = {0};
-	struct gen_host host = {.root = root, .driver_root = root, .dev_root = root};
+	static const char *const damage[] = { "truncate -s 100", "truncate -s 0" };
+
+	for (size_t k = 0; k < ELEMENTSOF_(damage); k++) {
+		struct cdi_error err = { 0 }, warn = { 0 };
+		json_t *mounts = NULL;
+		bool cuda = false;
+		size_t n;
+		char **lines;
+
+		sh("%s '%s/etc/ld.so.cache'", damage[k], root);
+		cr_assert_eq(files_for(root, root, VER, &mounts, &warn, &err), 0, "%s",
+			     cdi_error_message(&err));
+		cr_assert_eq(cdi_error_count(&warn), 1, "%s", cdi_error_message(&warn));
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "/etc/ld.so.cache") != NULL, "%s",
+			  cdi_problem_text(cdi_error_problem(&warn, 0)));
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "standard library directories") != NULL);
+		lines = mount_lines(mounts, root, &n);
+		for (size_t i = 0; i < n; i++)
+			cuda |= strcmp(lines[i], "/usr/lib64/libcuda.so.1 <- " CUDA) == 0;
+		cr_assert(cuda, "the standard directories were searched");
+		free_lines(lines, n);
+		json_decref(mounts);
+		cdi_error_reset(&warn);
+	}
+}
+
+/* A FIFO where the cache should be is not opened for reading (that would hang): an error. */
+Test(driver, fifo_cache_is_an_error_not_a_hang, .timeout = 10)
+{
+	struct cdi_error err = { 0 };
 	json_t *mounts = NULL;
 
-	sh("truncate -s 100 '%s/etc/ld.so.cache'", root);
-	cr_assert_lt(driver_mounts(&host, VER, &mounts, &err), 0);
-	cr_assert_eq(mounts, NULL);
-	cr_assert(strstr(cdi_error_message(&err), "ld.so.cache"), "%s", cdi_error_message(&err));
+	sh("rm '%s/etc/ld.so.cache' && mkfifo '%s/etc/ld.so.cache'", root, root);
+	cr_assert_lt(files_for(root, root, VER, &mounts, NULL, &err), 0);
+	cr_assert(strstr(cdi_error_message(&err), "/etc/ld.so.cache") != NULL, "%s",
+		  cdi_error_message(&err));
+	cr_assert(strstr(cdi_error_message(&err), "a FIFO") != NULL, "%s", cdi_error_message(&err));
 	cdi_error_reset(&err);
 }
 
@@ -559,13 +630,12 @@ Test(driver, root_resolve_stays_inside)
 
 Test(driver, bad_arguments)
 {
-	struct cdi_error err = {0};
-	struct gen_host host = {.root = root, .driver_root = root, .dev_root = root};
+	struct cdi_error err = { 0 };
 	json_t *mounts = NULL;
 
-	cr_assert_eq(driver_mounts(&host, "", &mounts, &err), -EINVAL);
+	cr_assert_eq(files_for(root, root, "", &mounts, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);
-	cr_assert_eq(driver_mounts(&host, "../../x", &mounts, &err), -EINVAL);
+	cr_assert_eq(files_for(root, root, "../../x", &mounts, NULL, &err), -EINVAL);
 	cr_assert_eq(mounts, NULL);
 	cdi_error_reset(&err);
 }
@@ -578,20 +648,11 @@ static bool have_sim;
 
 static void sim_setup(void)
 {
-	const char *b = getenv("B");
-	char mock[PATH_MAX];
-
-	snprintf(mock, sizeof(mock), "%s/tests/mock-nvml/libnvidia-ml.so.1", b ? b : "build");
-	if (access("tests/simhost/make-host", X_OK) != 0 || access(mock, R_OK) != 0)
-		cr_skip_test(
-		    "no simulated host: run from the repo root after make with $B/tests/mock-nvml built");
 	cr_assert(mkdtemp(sim));
 	have_sim = true;
 	snprintf(sim_root, sizeof(sim_root), "%s/h", sim);
-	sh("tests/simhost/make-host --topology dgx-mig --no-devnodes --mock-dir '%s/tests/mock-nvml' --out '%s' >/dev/null",
-	   b ? b : "build", sim_root);
-	if (access(sim_root, F_OK) == 0 &&
-	    !access(strcat(strcpy(mock, sim_root), "/.simhost-no-ldcache"), F_OK))
+	simhost_make(sim_root, "--topology dgx-mig --no-devnodes");
+	if (simhost_has(sim_root, ".simhost-no-ldcache"))
 		cr_skip_test("make-host could not run ldconfig here");
 }
 
@@ -671,7 +732,7 @@ Test(simhost, full_library_set)
 	const char *got64[64], *got32[64];
 	size_t n64 = 0, n32 = 0;
 
-	cr_assert_eq(driver_libs_find(sim_root, VER, &libs, &err), 0, "%s",
+	cr_assert_eq(find_libs(sim_root, VER, &libs, &err), 0, "%s",
 		     cdi_error_message(&err));
 	for (size_t i = 0; i < libs.n_libs; i++) {
 		const struct driver_lib *l = &libs.libs[i];

@@ -224,7 +224,7 @@ Test(nodes, creates_every_node)
 	}
 	for (size_t i = 0; i < res.n; i++)
 		cr_assert_eq(res.nodes[i].change, NODE_CREATED, "%s", res.nodes[i].path);
-	cr_assert_str_eq(node_change_str(NODE_CREATED), "created");
+	cr_assert_str_eq(node_change_str(NODE_CREATED, false), "created");
 	/* Again: everything is as it should be, nothing is touched. */
 	cr_assert_eq(run(), 0, "%s", cdi_error_message(&err));
 	for (size_t i = 0; i < res.n; i++)

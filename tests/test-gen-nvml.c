@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../generate/gpus.h"
+#include "../generate/nvml.h"
 #include "macro.h"
 
 static char *mock_lib, *old_lib, config[64];
@@ -56,7 +56,7 @@ TestSuite(nvml, .init = setup, .fini = teardown);
 
 Test(nvml, one_gpu)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	topology("name NVIDIA A100-SXM4-40GB\n"
@@ -73,14 +73,14 @@ Test(nvml, one_gpu)
 	cr_assert_str_eq(t.gpus[0].bus_id, "0000:07:00.0");
 	cr_assert_not(t.gpus[0].mig_enabled);
 	cr_assert_eq(t.gpus[0].n_migs, 0);
-	gpu_topology_clear(&t);
+	inventory_clear(&t);
 	cr_assert_eq(t.n_gpus, 0);
 	cr_assert_null(t.gpus);
 }
 
 Test(nvml, mig_devices_with_gaps_and_modes)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	topology("driver 555.42.02\n"
@@ -116,12 +116,45 @@ Test(nvml, mig_devices_with_gaps_and_modes)
 	cr_assert_eq(t.gpus[3].n_migs, 0);
 	cr_assert(t.gpus[4].mig_enabled, "enabled with no MIG devices");
 	cr_assert_eq(t.gpus[4].n_migs, 0);
-	gpu_topology_clear(&t);
+	inventory_clear(&t);
+}
+
+/* The facts NVIDIA_REQUIRE_* compares: libnvidia-container's brand names and "major.minor". */
+Test(nvml, brand_and_compute_capability)
+{
+	struct inventory t = { 0 };
+	struct cdi_error e = { 0 };
+	char cuda[16];
+
+	topology("cuda 12040\n"
+		 "brand 14\ncompute-capability 8.0\n"
+		 "gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-00000000-0000-0000-0000-000000000000\n"
+		 "brand 2\ncompute-capability 7.0\n"
+		 "gpu 1 minor=1 pci=0000:08:00.0 uuid=GPU-11111111-0000-0000-0000-000000000000\n"
+		 "brand 5\ncompute-capability 8.6\n"
+		 "gpu 2 minor=2 pci=0000:09:00.0 uuid=GPU-22222222-0000-0000-0000-000000000000\n"
+		 "brand 1\n"
+		 "gpu 3 minor=3 pci=0000:0a:00.0 uuid=GPU-33333333-0000-0000-0000-000000000000\n");
+	cr_assert_eq(nvml_enumerate(mock_lib, &t, &e), 0, "%s", cdi_error_message(&e));
+	cr_assert_eq(t.n_gpus, 4);
+	/* An A100 says NVML_BRAND_NVIDIA, which libnvidia-container calls "Unknown". */
+	cr_assert_str_eq(t.gpus[0].brand, "Unknown");
+	cr_assert_str_eq(t.gpus[0].arch, "8.0");
+	cr_assert_str_eq(t.gpus[1].brand, "Tesla");
+	cr_assert_str_eq(t.gpus[1].arch, "7.0");
+	cr_assert_str_eq(t.gpus[2].brand, "GeForce");
+	cr_assert_str_eq(t.gpus[2].arch, "8.6");
+	cr_assert_str_eq(t.gpus[3].brand, "Quadro");
+	cr_assert(inventory_cuda_version(&t, cuda, sizeof(cuda)));
+	cr_assert_str_eq(cuda, "12.4");
+	for (size_t i = 0; i < t.n_gpus; i++)
+		cr_assert_eq(t.gpus[i].node, INV_NO_NODE, "nodes are discovery's, not NVML's");
+	inventory_clear(&t);
 }
 
 Test(nvml, old_driver_without_mig_symbols)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	cr_assert_eq(access(old_lib, R_OK), 0, "%s missing", old_lib);
@@ -133,12 +166,12 @@ Test(nvml, old_driver_without_mig_symbols)
 	cr_assert_eq(t.n_gpus, 2);
 	cr_assert_not(t.gpus[0].mig_enabled);
 	cr_assert_not(t.gpus[1].mig_enabled);
-	gpu_topology_clear(&t);
+	inventory_clear(&t);
 }
 
 Test(nvml, missing_library)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	cr_assert_eq(nvml_enumerate("/nonexistent/libnvidia-ml.so.1", &t, &e), -ELIBACC);
@@ -150,7 +183,7 @@ Test(nvml, missing_library)
 
 Test(nvml, not_nvml)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	/* A real library that is not NVML: the required symbol is named. */
@@ -161,7 +194,7 @@ Test(nvml, not_nvml)
 
 Test(nvml, init_errors_name_function_and_text)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	topology("init-error 18\ngpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-0\n");
@@ -180,7 +213,7 @@ Test(nvml, init_errors_name_function_and_text)
 
 Test(nvml, no_gpus)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 
 	topology("driver 550.54.15\n");
 	cr_assert_eq(nvml_enumerate(mock_lib, &t, NULL), 0);
@@ -204,7 +237,7 @@ static void many_gpus(unsigned n)
 
 Test(nvml, sixty_four_gpus_and_no_more)
 {
-	struct gpu_topology t = { 0 };
+	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
 	many_gpus(64);
@@ -212,7 +245,7 @@ Test(nvml, sixty_four_gpus_and_no_more)
 	cr_assert_eq(t.n_gpus, 64);
 	cr_assert_eq(t.gpus[63].minor, 63);
 	cr_assert_eq(t.gpus[63].index, 63);
-	gpu_topology_clear(&t);
+	inventory_clear(&t);
 
 	many_gpus(65);
 	cr_assert_eq(nvml_enumerate(mock_lib, &t, &e), -E2BIG);
@@ -224,7 +257,7 @@ Test(nvml, sixty_four_gpus_and_no_more)
 
 Test(nvml, repeated_enumeration_is_stable)
 {
-	struct gpu_topology a = { 0 }, b = { 0 };
+	struct inventory a = { 0 }, b = { 0 };
 
 	many_gpus(8);
 	cr_assert_eq(nvml_enumerate(mock_lib, &a, NULL), 0);
@@ -232,6 +265,6 @@ Test(nvml, repeated_enumeration_is_stable)
 	cr_assert_eq(a.n_gpus, b.n_gpus);
 	for (size_t i = 0; i < a.n_gpus; i++)
 		cr_assert_str_eq(a.gpus[i].uuid, b.gpus[i].uuid);
-	gpu_topology_clear(&a);
-	gpu_topology_clear(&b);
+	inventory_clear(&a);
+	inventory_clear(&b);
 }

@@ -9,11 +9,15 @@
 #     /lib/modules: it skips a host without the NVIDIA driver (nouveau, nvidiafb only) and runs
 #     where the driver is loaded or installed for this kernel (nvidia.ko, Debian's
 #     nvidia-current.ko, compressed modules);
-#   - its ExecStart against a simulated host: writes a missing spec, leaves an up-to-date one
-#     alone (same inode, nothing written), rewrites a stale one and says why, takes the
-#     environment file's settings, and fails (once; nothing restarts it) when cdi-generate does.
+#   - its ExecStart against a simulated host, --load-modules and --create-device-nodes
+#     included (modules live, a node missing): makes the node, writes a missing spec, leaves
+#     an up-to-date one alone (same inode, nothing written), rewrites a stale one and says why,
+#     takes the environment file's settings, and fails (once; nothing restarts it) when
+#     cdi-generate does.
 # shellcheck source=lib/suite.sh
 . "$(dirname "$0")/lib/suite.sh"
+# shellcheck source=lib/modules-live.sh
+. tests/lib/modules-live.sh
 
 command -v systemd-analyze >/dev/null 2>&1 || skip "systemd-analyze not installed"
 command -v man >/dev/null 2>&1 || skip "man not installed (systemd-analyze checks Documentation=)"
@@ -109,18 +113,20 @@ cond_case run 0 'nvidia.ko:\n'
 cond_case run 1 "$nouveau"
 ok "ExecCondition skips hosts without the driver, runs where it is loaded or installed"
 
-# ExecStart, run as systemd would, against simulated hosts. Loading modules and creating
-# nodes act on the live kernel and /dev (the generator's own tests cover them): the adapter
-# drops those two options and points cdi-generate at the simulated host.
+# ExecStart, run as systemd would, against simulated hosts: the adapter points cdi-generate at
+# one with --root. --load-modules and --create-device-nodes stay: the hosts' modules trees list
+# the NVIDIA modules as built in (live: nothing is inserted into this machine's kernel), and
+# the first host lacks /dev/nvidia-uvm, which the first start must make inside it.
 [ -e "$B/tests/mock-nvml/libnvidia-ml.so.1" ] || die "$B/tests/mock-nvml not built"
-for t in dgx-mig:h1 "dgx-mig --mig 2=off:h2"; do
+for t in "dgx-mig --no-uvm-nodes:h1" "dgx-mig --mig 2=off:h2"; do
 	# shellcheck disable=SC2086
-	tests/simhost/make-host --topology ${t%:*} --mock-dir "$B/tests/mock-nvml" --out "$tmp/${t##*:}" >/dev/null ||
+	tests/simhost/make-host --topology ${t%:*} --modules --mock-dir "$B/tests/mock-nvml" --out "$tmp/${t##*:}" >/dev/null ||
 		die "make-host ${t%:*}"
+	[ ! -e "$tmp/${t##*:}/.simhost-no-depmod" ] || skip "no depmod (Debian package kmod)"
+	modules_live "$tmp/${t##*:}" >/dev/null || die "depmod on $tmp/${t##*:}"
 done
 cat >"$tmp/cdi-generate" <<EOF
 #!/bin/sh
-for a; do shift; case \$a in --load-modules|--create-device-nodes) ;; *) set -- "\$@" "\$a" ;; esac; done
 exec "$bin/cdi-generate" --root "\$HOST" "\$@"
 EOF
 chmod +x "$tmp/cdi-generate"
@@ -144,6 +150,9 @@ run_start() {
 run_start h1 || die "ExecStart on a host without a spec: $(cat "$tmp/start.out")"
 grep -q 'is stale: it does not exist' "$tmp/start.out" && [ -s "$spec" ] ||
 	die "the first start did not say why it wrote, or wrote nothing: $(cat "$tmp/start.out")"
+[ -c "$tmp/h1/dev/nvidia-uvm" ] && grep -q "$tmp/h1/dev/nvidia-uvm: created" "$tmp/start.out" &&
+	grep -q 'path: /dev/nvidia-uvm$' "$spec" ||
+	die "the first start did not make /dev/nvidia-uvm: $(cat "$tmp/start.out")"
 grep -q 'nvidia.com/gpu' "$spec" || die "no spec written"
 touch -d '2000-01-01' "$spec"
 before=$(stat -c '%i %Y' "$spec")
@@ -158,5 +167,5 @@ run_start h2 CDIKIT_REFRESH_OPTIONS="--device-name-strategy type-index --no-all-
 grep -q 'name: gpu2' "$spec" && ! grep -q 'name: all' "$spec" || die "CDIKIT_REFRESH_OPTIONS not used"
 run_start nowhere && die "ExecStart succeeds on a host that does not exist"
 grep -q 'cdi-generate' "$tmp/start.out" || die "a failed start says nothing: $(cat "$tmp/start.out")"
-ok "ExecStart writes a missing spec, keeps an up-to-date one, rewrites a stale one, fails once"
+ok "ExecStart makes a missing node, writes a missing spec, keeps an up-to-date one, rewrites a stale one, fails once"
 echo "PASS: units"

@@ -20,3 +20,17 @@ void sh(const char *fmt, ...)
 	cr_assert(r == 0, "command failed (%d): %s", r, cmd);
 	free(cmd);
 }
+
+void scratch_make(struct scratch *s, const char *name)
+{
+	snprintf(s->path, sizeof(s->path), "/tmp/cdikit-%s.XXXXXX", name);
+	cr_assert(mkdtemp(s->path), "mkdtemp %s", s->path);
+	s->made = true;
+}
+
+void scratch_remove(struct scratch *s)
+{
+	if (s->made)
+		sh("rm -rf '%s'", s->path);
+	s->made = false;
+}

@@ -5,11 +5,21 @@
 
 #include <stddef.h>
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "macro.h"
 
 /* Run a shell command built from fmt; the test fails unless it exits 0. */
 void sh(const char *fmt, ...) _printf_(1, 2);
+
+/* A test's scratch directory under /tmp, made by scratch_make, removed (if made) by
+ * scratch_remove: for a suite's .init and .fini. */
+struct scratch {
+	char path[64];
+	bool made;
+};
+void scratch_make(struct scratch *s, const char *name);
+void scratch_remove(struct scratch *s);
 
 /* JSON from text written with ' for " (readable in C strings); the test fails if it is bad. */
 json_t *load(const char *text);

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Discovery (internal): looking at a host and filling its inventory. Never builds spec objects.
+ *
+ * discover() runs the sources a mode needs, in order: the driver's presence and version, the
+ * host's ld.so.cache, one GPU source (NVML, /proc), the device nodes, the driver's files. A new
+ * kind of host (WSL, Jetson's CSV files, IMEX, NVSwitch) is a new source: a function that
+ * takes the discovery state and adds GPUs, nodes or files to d->inv; assembly stays the same.
+ */
+#ifndef CDIKIT_DISCOVER_H
+#define CDIKIT_DISCOVER_H
+
+#include <cdi/error.h>
+
+#include "host.h"
+#include "inventory.h"
+#include "ldcache.h"
+#include "root_fs.h"
+
+#define NVML_SONAME "libnvidia-ml.so.1"
+
+enum gen_mode {
+	MODE_AUTO,	 /* nvml if NVML loads, else procfs */
+	MODE_NVML,	 /* GPUs and MIG devices from NVML */
+	MODE_PROCFS,	 /* full GPUs from /proc, no MIG */
+	MODE_MANAGEMENT, /* every NVIDIA device node, no GPU enumeration */
+};
+
+struct discover_options {
+	enum gen_mode mode;
+	const char *nvml_lib; /* NULL: libnvidia-ml.so.1 found in the driver root */
+};
+
+/* The state the sources share during one discovery. */
+struct discovery {
+	const struct gen_host *host;
+	struct root_fs host_fs;	  /* host->root: /proc, /run */
+	struct root_fs driver_fs; /* host->driver_root: libraries, binaries, firmware, configs */
+	struct ldcache *cache;	  /* the driver root's ld.so.cache; NULL when missing or unusable */
+	struct inventory *inv;
+	struct cdi_error *warn; /* worth saying, not fatal (may be NULL) */
+	struct cdi_error *err;
+};
+
+/*
+ * Fill inv (zero-initialised; inventory_clear() frees it, also after a failure) with what the
+ * host has. -ENODEV with "no NVIDIA driver found: ROOT/proc/driver/nvidia is missing" when
+ * the host has no driver loaded.
+ */
+int discover(const struct gen_host *host, const struct discover_options *opts,
+	     struct inventory *inv, struct cdi_error *warn, struct cdi_error *err);
+
+/* The state of one discovery over host into inv, for running sources one by one (tests, a new
+ * mode); discovery_done() frees what the sources left in it. */
+void discovery_init(struct discovery *d, const struct gen_host *host, struct inventory *inv,
+		    struct cdi_error *warn, struct cdi_error *err);
+void discovery_done(struct discovery *d);
+
+/* The driver root's ld.so.cache into d->cache: missing is fine (NULL); empty or corrupt is a
+ * warning and NULL (the standard library directories are searched all the same); a FIFO,
+ * device or link out of the root is an error. */
+int discovery_load_cache(struct discovery *d);
+
+/* Sources (one file each). */
+
+/* GPUs from /proc/driver/nvidia/gpus/<bus>/information (discover_procfs.c): no MIG devices; a
+ * GPU with GPU instances comes back mig_enabled. */
+int discover_procfs_gpus(struct discovery *d);
+
+/* Control, GPU and MIG capability nodes of the inventory's GPUs (dev_nodes.c). */
+int discover_gpu_nodes(struct discovery *d);
+/* Every NVIDIA device node under dev-root, for the management spec (dev_nodes.c). */
+int discover_all_nodes(struct discovery *d);
+
+/* The driver's libraries, binaries, firmware, IPC sockets and configs (driver_files.c). */
+int discover_driver_files(struct discovery *d);
+
+#endif

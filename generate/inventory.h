@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The host inventory (internal): everything discovery found on a host and everything assembly
+ * needs to write its spec. Discovery (discover.h and its sources) fills it and never builds
+ * spec objects; assembly (spec_build.h) turns it into a spec and never looks at the host. A test
+ * or a new host mode can therefore build one by hand.
+ */
+#ifndef CDIKIT_INVENTORY_H
+#define CDIKIT_INVENTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <cdi/error.h>
+
+#define GPU_UUID_MAX 96
+#define GPU_NAME_MAX 96
+#define GPU_BUSID_MAX 32
+#define GPU_VERSION_MAX 80
+#define GPU_ARCH_MAX 16
+#define GPU_MAX_COUNT 64
+#define GPU_MAX_MIGS 8
+
+/* No node (yet): a GPU or MIG device whose nodes discovery did not look for. */
+#define INV_NO_NODE ((size_t)-1)
+
+/*
+ * The driver capability a file or node belongs to (NVIDIA_DRIVER_CAPABILITIES), as
+ * libnvidia-container files them (nvidia-driver-layout.md §1.1, §1.2). Unknown: goes with
+ * every selection.
+ */
+enum drv_cap {
+	DRV_CAP_UNKNOWN = 0,
+	DRV_CAP_UTILITY,
+	DRV_CAP_COMPUTE,
+	DRV_CAP_VIDEO,
+	DRV_CAP_GRAPHICS,
+	DRV_CAP_DISPLAY,
+	DRV_CAP_NGX,
+};
+
+/* "utility", ..., "ngx"; NULL for DRV_CAP_UNKNOWN. */
+const char *drv_cap_name(enum drv_cap cap);
+
+struct mig_device {
+	unsigned index;		 /* position in nvmlDeviceGetMigDeviceHandleByIndex order */
+	unsigned gi;		 /* nvmlDeviceGetGpuInstanceId */
+	unsigned ci;		 /* nvmlDeviceGetComputeInstanceId */
+	char uuid[GPU_UUID_MAX]; /* MIG-... */
+	unsigned gi_cap_minor;	 /* mig-minors' gpu<minor>/gi<gi>/access */
+	unsigned ci_cap_minor;	 /* mig-minors' gpu<minor>/gi<gi>/ci<ci>/access */
+	size_t gi_node, ci_node; /* its nvidia-caps nodes in inventory.nodes, or INV_NO_NODE */
+};
+
+struct gpu_device {
+	unsigned index;		    /* NVML index */
+	unsigned minor;		    /* /dev/nvidia<minor> */
+	char uuid[GPU_UUID_MAX];    /* GPU-... */
+	char name[GPU_NAME_MAX];    /* the model: "NVIDIA A100-SXM4-40GB" */
+	char bus_id[GPU_BUSID_MAX]; /* 0000:07:00.0 (4-digit domain, lower case) */
+	const char *brand;	    /* libnvidia-container's name (static), NULL when unknown */
+	char arch[GPU_ARCH_MAX];    /* CUDA compute capability "8.0", "" when unknown */
+	bool mig_enabled;
+	struct mig_device *migs;
+	size_t n_migs;
+	size_t node; /* /dev/nvidia<minor> in inventory.nodes, or INV_NO_NODE */
+};
+
+enum node_role {
+	NODE_CONTROL, /* nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset */
+	NODE_GPU,     /* /dev/nvidia<minor> */
+	NODE_MIG_CAP, /* /dev/nvidia-caps/nvidia-cap<minor> */
+	NODE_OTHER,   /* whatever else a mode describes (management: IMEX channels, ...) */
+};
+
+/*
+ * A device node. When error is 0 the node is a character device under dev-root and the
+ * numbers are what lstat inside the root said; otherwise error (-ENOENT missing, -ELOOP a
+ * symlink, -ENOTTY not a character device, -ESTALE numbers the driver contradicts) and
+ * problem say what is wrong, and assembly decides whether that matters (it does for a node
+ * the spec uses).
+ */
+struct inv_node {
+	enum node_role role;
+	enum drv_cap cap;
+	char *path;	 /* in the container: /dev/nvidia0 (one allocation with host_path) */
+	char *host_path; /* dev-root + path */
+	int error;
+	char *problem; /* the message of error, without the path; NULL when error is 0 */
+	unsigned major, minor;
+	mode_t mode; /* permission bits */
+};
+
+enum inv_file_kind {
+	INV_LIBRARY,
+	INV_BINARY,
+	INV_FIRMWARE,
+	INV_IPC, /* sockets and the MPS pipe directory: mounted writable, noexec */
+	INV_CONFIG,
+};
+
+/*
+ * A driver file and the places it goes in a container. container_paths[0] is the file's own
+ * place (a library at its host path, a binary in /usr/bin); the others are further names
+ * (sonames, the host's links) that lose to any file's own place when two files want one
+ * path. A 32-bit file loses to a 64-bit one of the same standing; then lower rank wins.
+ */
+struct inv_file {
+	enum inv_file_kind kind;
+	enum drv_cap cap;
+	bool is32;
+	char *host_path; /* the real file: root + its real path inside the root */
+	char **container_paths;
+	size_t n_container_paths, cap_container_paths;
+	unsigned rank; /* discovery order (ld.so.cache order first); 0 for non-libraries */
+};
+
+struct inventory {
+	char driver_version[GPU_VERSION_MAX]; /* "550.54.15" */
+	int cuda_version;	 /* 12040 (nvmlSystemGetCudaDriverVersion), 0 unknown */
+	struct gpu_device *gpus; /* by index */
+	size_t n_gpus;
+	struct inv_node *nodes;
+	size_t n_nodes, cap_nodes;
+	struct inv_file *files;
+	size_t n_files, cap_files;
+};
+
+void inventory_clear(struct inventory *inv);
+void gpu_devices_free(struct gpu_device *gpus, size_t n);
+
+/*
+ * Append a node (path and host_path copied, error 0) and return its position in *ret_index.
+ * The node is valid until the next append.
+ */
+int inventory_add_node(struct inventory *inv, enum node_role role, enum drv_cap cap,
+		       const char *path, const char *host_path, size_t *ret_index,
+		       struct cdi_error *err);
+/* Record what is wrong with a node (printf-style message, without the path). */
+int inv_node_set_problem(struct inv_node *node, int error, struct cdi_error *err, const char *fmt,
+			 ...) __attribute__((format(printf, 4, 5)));
+
+/* Append a file (host_path copied) with no container path yet; *ret valid until the next. */
+int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_cap cap, bool is32,
+		       const char *host_path, unsigned rank, struct inv_file **ret,
+		       struct cdi_error *err);
+/* Add a container path a + b + c (any may be "") to a file; a path it has already is skipped. */
+int inv_file_add_path(struct inv_file *file, const char *a, const char *b, const char *c,
+		      struct cdi_error *err);
+
+/* The "major.minor" CUDA version of inv->cuda_version ("12.4"); false when unknown. */
+bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size);
+
+#endif
