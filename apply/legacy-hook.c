@@ -8,6 +8,7 @@
  * CDI spec; under any other runtime this program runs as the hook and fails the container
  * with one line saying what to do, as NVIDIA's hook does outside its legacy mode.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,21 @@ static const char help_text[] =
 	"cdikit's stand-in for NVIDIA's hook: it lets dockerd offer --gpus and fails any\n"
 	"container it runs in. GPUs reach containers through cdi-runtime, which removes\n"
 	"this hook from the config before runc sees it.\n";
+
+/* NVIDIA's hook takes Go-style -config=FILE and -debug=FILE before its command; accept them so
+ * a copied hook entry reaches the refusal below, and call anything else a usage error. */
+static bool known_flag(const char *arg)
+{
+	static const char *const flags[] = { "config", "debug" };
+	const char *name = arg + (arg[1] == '-' ? 2 : 1);
+
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
+		size_t n = strlen(flags[i]);
+		if (strncmp(name, flags[i], n) == 0 && (name[n] == '\0' || name[n] == '='))
+			return true;
+	}
+	return false;
+}
 
 /* One line: runc shows it in "error running hook", which docker run prints. */
 static const char refusal[] =
@@ -34,6 +50,9 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1 && strcmp(argv[1], "--version") == 0)
 		return cli_print_version();
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] == '-' && argv[i][1] != '\0' && !known_flag(argv[i]))
+			return cli_usage_error("unrecognized option '%s'", argv[i]);
 	cli_error("%s", refusal);
 	return CLI_EXIT_PROBLEM;
 }
