@@ -49,19 +49,6 @@ HOOK=$(realpath "$B/nvidia-container-runtime-hook")
 . tests/lib/gpu-host.sh
 gpu_setup
 
-# "none": the control nodes, no GPU. The generator will provide this device; until then a
-# hand-written spec of the same kind beside the generated one.
-cat >"$cdi/none.yaml" <<EOF
-cdiVersion: "0.5.0"
-kind: nvidia.com/gpu
-devices:
-  - name: none
-    containerEdits:
-      deviceNodes:
-        - {path: /dev/nvidiactl, hostPath: $host/dev/nvidiactl}
-        - {path: /dev/nvidia-uvm, hostPath: $host/dev/nvidia-uvm}
-EOF
-
 nodes='["/dev/nvidia0","/dev/nvidia1","/dev/nvidia2","/dev/nvidia5","/dev/nvidiactl","/dev/nvidia-uvm",
 	"/dev/nvidia-caps/nvidia-cap336","/dev/nvidia-caps/nvidia-cap391","/dev/nvidia-caps/nvidia-cap687"]'
 # Docker's --gpus additions (engines.md): the variable and the legacy prestart hook.
