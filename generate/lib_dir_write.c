@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -336,9 +337,31 @@ static void remove_tree(int pfd, const char *name, int depth)
 	unlinkat(pfd, name, AT_REMOVEDIR);
 }
 
+/* ".BASE.XXXXXX.tmp": a temp directory of ours (make_temp()). */
+static bool is_temp_of(const char *name, unsigned char d_type, void *base)
+{
+	size_t bl = strlen(base), nl = strlen(name);
+
+	(void)d_type;
+	return nl == 1 + bl + 1 + 6 + 4 && name[0] == '.' && strncmp(name + 1, base, bl) == 0 &&
+	       name[1 + bl] == '.' && strcmp(name + nl - 4, ".tmp") == 0;
+}
+
+/* What a killed run left behind (under the lock, so no other run is building one). */
+static void remove_leftovers(int pfd, const char *base)
+{
+	_cleanup_strv_free_ char **names = NULL;
+	size_t n = 0;
+
+	if (dir_list_fd(pfd, is_temp_of, (void *)base, &names, &n) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		remove_tree(pfd, names[i], 0);
+}
+
 /* A new private directory ".BASE.XXXXXX.tmp" in pfd. */
-static int make_temp(int pfd, const char *base, char *name, size_t size, int *ret_fd,
-		     struct cdi_error *err)
+static int make_temp(int pfd, const char *base, const char *path, char *name, size_t size,
+		     int *ret_fd, struct cdi_error *err)
 {
 	for (unsigned tries = 0;; tries++) {
 		uint32_t rnd = 0;
@@ -349,15 +372,15 @@ static int make_temp(int pfd, const char *base, char *name, size_t size, int *re
 		if (mkdirat(pfd, name, 0700) == 0)
 			break;
 		if (errno != EEXIST || tries > 100)
-			return fail_at(err, negative_errno(), name,
-				       "cannot create a temp directory");
+			return fail_at(err, negative_errno(), path,
+				       "cannot create a temp directory beside it");
 	}
 	*ret_fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (*ret_fd < 0) {
 		int r = negative_errno();
 
 		unlinkat(pfd, name, AT_REMOVEDIR);
-		return fail_at(err, r, name, "cannot open the temp directory");
+		return fail_at(err, r, path, "cannot open the temp directory beside it");
 	}
 	return 0;
 }
@@ -387,6 +410,10 @@ int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi
 	r = open_parent(ld->path, true, &pfd, &base, err);
 	if (r < 0)
 		return r;
+	/* Two runs take turns (the lock goes with the fd); the spec's writer takes it after us. */
+	if (flock(pfd, LOCK_EX) < 0)
+		return fail_at(err, negative_errno(), ld->path, "cannot lock its directory");
+	remove_leftovers(pfd, base);
 	existed = open_existing(pfd, base, ld->path, &old, err);
 	if (existed < 0)
 		return existed;
@@ -396,7 +423,7 @@ int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi
 	}
 	if (strlen(base) > NAME_MAX - 16)
 		return cdi_problem_add(err, -ENAMETOOLONG, ld->path, 0, 0, NULL, "name too long");
-	r = make_temp(pfd, base, tmp, sizeof(tmp), &fd, err);
+	r = make_temp(pfd, base, ld->path, tmp, sizeof(tmp), &fd, err);
 	for (size_t i = 0; r >= 0 && i < ld->n_links; i++)
 		r = add_link(fd, &ld->links[i], &bound, err);
 	if (r >= 0 && (fchmod(fd, DIR_MODE) < 0 || fsync(fd) < 0))
