@@ -23,10 +23,13 @@
 #define LIB_DIR_CONTAINER64 "/usr/local/nvidia/lib64"
 #define LIB_DIR_CONTAINER32 "/usr/local/nvidia/lib"
 
-/* One name in the directory and the real file it is. */
+/* One name in the directory and the real file it is, or the content of a file written there. */
 struct lib_link {
 	char *rel;  /* "lib64/libcuda.so.1", "lib64/vdpau/libvdpau_nvidia.so.1", "lib/libcuda.so" */
-	char *host; /* the real file on this host */
+	char *host; /* the real file on this host; NULL for a written file */
+	char *content; /* a written file (config/...: a loader's ICD file naming
+			  LIB_DIR_CONTAINER64) */
+	size_t content_len;
 };
 
 /* The directory as it should be: path/lib64 (64-bit) and path/lib (32-bit). */
@@ -52,11 +55,22 @@ int lib_dir_plan(const struct inventory *inv, const char *path, struct lib_dir *
 		 struct cdi_error *err);
 
 /*
+ * The loader configuration files of the inventory (Vulkan and EGL ICD and layer JSON files, the
+ * OpenCL .icd file) whose "library_path" (or line) is a bare name of a library in lib64: a copy
+ * naming it as LIB_DIR_CONTAINER64/NAME, at "config" + the file's container path
+ * (lib_dir_icd.c). Called by lib_dir_plan().
+ */
+int lib_dir_plan_configs(const struct inventory *inv, struct lib_dir *ld, struct cdi_error *err);
+/* "config" + the file's container path: where its copy is in the directory. */
+int lib_dir_config_rel(const struct inv_file *f, char **ret);
+
+/*
  * Rewrite the inventory's library mounts for the directory: each library keeps only its
  * per-file mounts of the core sonames (libcuda.so.1, libnvidia-ml.so.1,
  * libnvidia-ptxjitcompiler.so.1, libnvidia-nvvm.so.4) in the cacheless linker directories, and
  * the directory's lib64 and lib are added as files mounted at LIB_DIR_CONTAINER64 and _32
- * (capability unknown: every selection gets them).
+ * (capability unknown: every selection gets them). A configuration file with a copy in the
+ * directory is mounted from the copy.
  */
 int lib_dir_layout(struct inventory *inv, const struct lib_dir *ld, struct cdi_error *err);
 
@@ -79,8 +93,8 @@ int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi
 
 /*
  * --check: whether the directory on disk is what lib_dir_write() would leave: every name the
- * same file (device and inode) as the host's, nothing else, directories 0755 and owned by this
- * user. A one-line reason when it is not.
+ * same file (device and inode) as the host's, every written file the same bytes, nothing else,
+ * directories 0755 and owned by this user. A one-line reason when it is not.
  */
 int lib_dir_check(const struct lib_dir *ld, bool *ret_fresh, char *reason, size_t size,
 		  struct cdi_error *err);

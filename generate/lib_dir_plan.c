@@ -25,6 +25,7 @@ void lib_dir_clear(struct lib_dir *ld)
 	for (size_t i = 0; i < ld->n_links; i++) {
 		free(ld->links[i].rel);
 		free(ld->links[i].host);
+		free(ld->links[i].content);
 	}
 	free(ld->links);
 	free(ld->path);
@@ -139,6 +140,7 @@ static int take_winners(struct wants *w, struct lib_dir *ld)
 		if (ARRAY_RESERVE(ld->links, ld->cap_links, ld->n_links + 1) < 0)
 			return -ENOMEM;
 		l = &ld->links[ld->n_links];
+		*l = (struct lib_link){ 0 };
 		l->host = strdup(w->v[i].file->host_path);
 		if (!l->host)
 			return -ENOMEM;
@@ -166,6 +168,11 @@ int lib_dir_plan(const struct inventory *inv, const char *path, struct lib_dir *
 	if (r < 0) {
 		lib_dir_clear(&ld);
 		return cdi_fail(err, -ENOMEM, "out of memory");
+	}
+	r = lib_dir_plan_configs(inv, &ld, err);
+	if (r < 0) {
+		lib_dir_clear(&ld);
+		return r;
 	}
 	*ret = ld;
 	return 0;
@@ -208,6 +215,28 @@ static int add_dir_mount(struct inventory *inv, const struct lib_dir *ld, bool i
 	return inv_file_add_path(f, is32 ? LIB_DIR_CONTAINER32 : LIB_DIR_CONTAINER64, "", "", err);
 }
 
+/* A configuration file with a copy in the directory: mounted from the copy. */
+static int use_copy(struct inv_file *f, const struct lib_dir *ld, struct cdi_error *err)
+{
+	_cleanup_free_ char *rel = NULL;
+	char *host;
+
+	if (f->n_container_paths == 0)
+		return 0;
+	if (lib_dir_config_rel(f, &rel) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < ld->n_links; i++) {
+		if (!ld->links[i].content || strcmp(ld->links[i].rel, rel) != 0)
+			continue;
+		if (asprintf(&host, "%s/%s", ld->path, rel) < 0)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		free(f->host_path);
+		f->host_path = host;
+		break;
+	}
+	return 0;
+}
+
 int lib_dir_layout(struct inventory *inv, const struct lib_dir *ld, struct cdi_error *err)
 {
 	int r = 0;
@@ -216,6 +245,8 @@ int lib_dir_layout(struct inventory *inv, const struct lib_dir *ld, struct cdi_e
 		struct inv_file *f = &inv->files[i];
 		size_t kept = 0;
 
+		if (f->kind == INV_CONFIG && (r = use_copy(f, ld, err)) < 0)
+			return r;
 		if (f->kind != INV_LIBRARY)
 			continue;
 		for (size_t k = 0; k < f->n_container_paths; k++) {

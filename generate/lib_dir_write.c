@@ -19,13 +19,14 @@
 #include <unistd.h>
 
 #include "dir_list.h"
+#include "io.h"
 #include "lib_dir.h"
 #include "macro.h"
 #include "problem.h"
 #include "strv.h"
 
 #define DIR_MODE 0755
-#define MAX_DEPTH 4 /* lib64/vdpau/NAME: deeper is none of ours */
+#define MAX_DEPTH 6 /* config/usr/share/egl/egl_external_platform.d/NAME is the deepest */
 
 static int oom(struct cdi_error *err)
 {
@@ -144,11 +145,30 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Whether a written file (under top) has the content, mode 0644 and is ours. */
+static bool same_content(int top, const struct lib_link *l)
+{
+	_cleanup_close_ int fd =
+		openat(top, l->rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	_cleanup_free_ char *buf = malloc(l->content_len + 1);
+	struct stat st;
+
+	return fd >= 0 && buf && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	       (st.st_mode & 07777) == 0644 && st.st_uid == geteuid() &&
+	       (size_t)st.st_size == l->content_len &&
+	       read(fd, buf, l->content_len + 1) == (ssize_t)l->content_len &&
+	       memcmp(buf, l->content, l->content_len) == 0;
+}
+
 /* Whether name (under top) is the host file itself, by device and inode. */
 static bool same_file(int top, const struct lib_link *l)
 {
-	_cleanup_close_ int fd = open(l->host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	_cleanup_close_ int fd = -1;
 	struct stat a, b;
+
+	if (l->content)
+		return same_content(top, l);
+	fd = open(l->host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 
 	return fd >= 0 && fstat(fd, &a) == 0 && S_ISREG(a.st_mode) &&
 	       fstatat(top, l->rel, &b, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(b.st_mode) &&
@@ -177,7 +197,9 @@ static int compare(int top, const struct lib_dir *ld, char *reason, size_t size,
 		else if (c > 0)
 			snprintf(reason, size, "%s is missing", ld->links[k].rel);
 		else if (!same_file(top, &ld->links[k]))
-			snprintf(reason, size, "%s is not %s", have.v[i], ld->links[k].host);
+			snprintf(reason, size, "%s is not %s", have.v[i],
+				 ld->links[k].host ? ld->links[k].host
+						   : "as cdi-generate writes it");
 		*ret_ok = c == 0 && same_file(top, &ld->links[k]);
 		i++, k++;
 	}
@@ -270,6 +292,19 @@ static int link_file(int src, int dir, const char *name, bool *bound)
 	return bind_file(src, dir, name);
 }
 
+/* A written file: created (never through a link), 0644 whatever the umask. */
+static int write_file(int dir, const char *name, const struct lib_link *l, struct cdi_error *err)
+{
+	_cleanup_close_ int fd =
+		openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int r;
+
+	if (fd < 0 || fchmod(fd, 0644) < 0)
+		return fail_at(err, negative_errno(), l->rel, "cannot create");
+	r = cdi_write_all(fd, l->content, l->content_len);
+	return r < 0 ? fail_at(err, r, l->rel, "cannot write") : 0;
+}
+
 /* One name of ld (under the private top directory), its parent directories made as needed. */
 static int add_link(int top, const struct lib_link *l, bool *bound, struct cdi_error *err)
 {
@@ -298,6 +333,8 @@ static int add_link(int top, const struct lib_link *l, bool *bound, struct cdi_e
 		close(dir);
 		dir = sub;
 	}
+	if (l->content)
+		return write_file(dir, name, l, err);
 	src = open(l->host, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (src < 0 || fstat(src, &st) < 0)
 		return fail_at(err, negative_errno(), l->host, "cannot open");

@@ -9,9 +9,11 @@
 #   bare    no ld.so.cache at all
 # `podman run --device nvidia.com/gpu=all` runs a probe that dlopens libcuda.so.1 (the driver's
 # exports cdikit_sim_libcuda, which only the simulated driver library has; the stub exports
-# cdikit_stub_libcuda), libnvidia-ml.so.1, and libEGL_nvidia.so.0 (in the directory only).
+# cdikit_stub_libcuda), libnvidia-ml.so.1, libEGL_nvidia.so.0 (in the directory only) and the
+# library /etc/OpenCL/vendors/nvidia.icd names (the OpenCL ICD loader's way).
 #   - directory of hard links (on the driver's filesystem): every image gets the driver's
-#     libcuda and NVML, the CUDA image the EGL library too;
+#     libcuda and NVML, the CUDA image the EGL library too, and the ICD file names the
+#     directory's libnvidia-opencl by absolute path, so even the bare image loads it;
 #   - directory of bind mounts (the default place, /etc/cdi/nvidia.lib, here a tmpfs): the same,
 #     which shows the spec's rbind carries the per-file mounts into the container;
 #   - control: the per-file layout loses to the stub in the CUDA image (the premise).
@@ -63,6 +65,22 @@ tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out
 cat >"$tmp/probe.c" <<'EOF'
 #include <dlfcn.h>
 #include <stdio.h>
+#include <string.h>
+/* The library the OpenCL ICD file names, loaded as the ICD loader loads it. */
+static void *opencl_icd(void)
+{
+	FILE *f = fopen("/etc/OpenCL/vendors/nvidia.icd", "r");
+	char buf[4096];
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		if (f)
+			fclose(f);
+		return NULL;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return dlopen(buf, RTLD_NOW);
+}
 int main(void)
 {
 	void *h = dlopen("libcuda.so.1", RTLD_NOW);
@@ -72,6 +90,8 @@ int main(void)
 	printf("nvml %s\n", h && dlsym(h, "nvmlInit_v2") ? "driver" : "none"); /* the mock NVML */
 	h = dlopen("libEGL_nvidia.so.0", RTLD_NOW);
 	printf("egl %s\n", h && dlsym(h, "cdikit_sim_libEGL_nvidia") ? "driver" : "none");
+	h = opencl_icd();
+	printf("opencl-icd %s\n", h && dlsym(h, "cdikit_sim_libnvidia_opencl") ? "driver" : "none");
 	return 0;
 }
 EOF
@@ -146,7 +166,7 @@ grep -q "built of hard links" "$tmp/gen.log" || { cat "$tmp/gen.log"; die "not b
 n=$(grep -c 'containerPath:' /etc/cdi/nvidia.yaml)
 expect "hard links" cuda "libcuda driver" "nvml driver" "egl driver"
 expect "hard links" distro "libcuda driver" "nvml driver"
-expect "hard links" bare "libcuda driver" "nvml driver"
+expect "hard links" bare "libcuda driver" "nvml driver" "opencl-icd driver"
 
 # 2. The default place, on a tmpfs: bind mounts, carried along by the spec's rbind.
 gen --library-layout dir

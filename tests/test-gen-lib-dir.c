@@ -364,3 +364,78 @@ Test(lib_dir, bind_mounts_across_filesystems)
 	sh("test \"$(ls -A '%s')\" = nvidia.lib", fs);
 	lib_dir_clear(&ld);
 }
+
+/* A config file of the inventory with this content, at its container path. */
+static void add_config(const char *container, const char *content)
+{
+	char host[PATH_MAX];
+	struct inv_file *f;
+	FILE *out;
+
+	snprintf(host, sizeof(host), "%s/host/cfg%s", tmp, container);
+	sh("mkdir -p \"$(dirname '%s')\"", host);
+	out = fopen(host, "w");
+	cr_assert_not_null(out);
+	fputs(content, out);
+	fclose(out);
+	cr_assert_eq(
+		inventory_add_file(&inv, INV_CONFIG, DRV_CAP_GRAPHICS, false, host, 0, &f, &err),
+		0);
+	cr_assert_eq(inv_file_add_path(f, container, "", "", &err), 0);
+}
+
+static const struct lib_link *link_of(const struct lib_dir *ld, const char *rel)
+{
+	for (size_t i = 0; i < ld->n_links; i++)
+		if (strcmp(ld->links[i].rel, rel) == 0)
+			return &ld->links[i];
+	return NULL;
+}
+
+/* Loader ICD files name the directory's libraries by absolute path; others stay the host's. */
+Test(lib_dir, icd_files_name_the_directory)
+{
+	const struct lib_link *l;
+	enum lib_dir_result res;
+	struct lib_dir ld;
+	char reason[256], p[PATH_MAX];
+
+	add_config(
+		"/etc/vulkan/icd.d/nvidia_icd.json",
+		"{\"ICD\": {\"library_path\" :\n \"libcuda.so.1\", \"api_version\": \"1.3\"}}\n");
+	add_config("/etc/OpenCL/vendors/nvidia.icd", "libnvidia-ml.so.1\n");
+	/* not a library of the directory, a path already, a name with an escape: unchanged */
+	add_config("/usr/share/glvnd/egl_vendor.d/10_nvidia.json",
+		   "{\"ICD\": {\"library_path\": \"libEGL_nvidia.so.0\"}}");
+	add_config(
+		"/usr/share/egl/egl_external_platform.d/x.json",
+		"{\"library_path\": \"/opt/libcuda.so.1\", \"library_path\": \"libcuda\\u002eso.1\"}");
+	plan_at("cdi/nvidia.lib", &ld);
+	l = link_of(&ld, "config/etc/vulkan/icd.d/nvidia_icd.json");
+	cr_assert_not_null(l);
+	cr_assert_str_eq(l->content, "{\"ICD\": {\"library_path\" :\n \"/usr/local/nvidia/lib64/"
+				     "libcuda.so.1\", \"api_version\": \"1.3\"}}\n");
+	l = link_of(&ld, "config/etc/OpenCL/vendors/nvidia.icd");
+	cr_assert_not_null(l);
+	cr_assert_str_eq(l->content, "/usr/local/nvidia/lib64/libnvidia-ml.so.1\n");
+	cr_assert_null(link_of(&ld, "config/usr/share/glvnd/egl_vendor.d/10_nvidia.json"));
+	cr_assert_null(link_of(&ld, "config/usr/share/egl/egl_external_platform.d/x.json"));
+
+	cr_assert_eq(lib_dir_layout(&inv, &ld, &err), 0);
+	for (size_t i = 0; i < inv.n_files; i++) {
+		const struct inv_file *f = &inv.files[i];
+		bool copied = f->kind == INV_CONFIG && (strstr(f->container_paths[0], "icd.d") ||
+							strstr(f->container_paths[0], "OpenCL"));
+
+		if (f->kind == INV_CONFIG)
+			cr_assert_eq(strncmp(f->host_path, ld.path, strlen(ld.path)) == 0, copied,
+				     "%s from %s", f->container_paths[0], f->host_path);
+	}
+	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert(fresh(&ld, reason, sizeof(reason)), "%s", reason);
+	snprintf(p, sizeof(p), "%s/config/etc/OpenCL/vendors/nvidia.icd", ld.path);
+	sh("test \"$(stat -c %%a '%s')\" = 644 && echo x >> '%s'", p, p);
+	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
+	cr_assert(strstr(reason, "nvidia.icd is not"), "%s", reason);
+	lib_dir_clear(&ld);
+}
