@@ -465,6 +465,16 @@ static int plan_lib_dir(const struct args *a, struct inventory *inv, struct lib_
 	return r < 0 ? r : lib_dir_layout(inv, ld, err);
 }
 
+/* Bind mounts made here reach the engines only in init's mount namespace (a systemd unit with
+ * ProtectHome= or PrivateTmp= runs in one of its own). */
+static bool same_mount_ns_as_init(void)
+{
+	struct stat self, init;
+
+	return stat("/proc/self/ns/mnt", &self) == 0 && stat("/proc/1/ns/mnt", &init) == 0 &&
+	       self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+}
+
 /* The library directory written (or --check'ed) before the spec that names it: 0 to go on, else
  * the exit status. */
 static int lib_dir_output(const struct args *a, const struct lib_dir *ld)
@@ -480,7 +490,7 @@ static int lib_dir_output(const struct args *a, const struct lib_dir *ld)
 	if (a->check)
 		r = lib_dir_check(ld, &fresh, reason, sizeof(reason), &err);
 	else
-		r = lib_dir_write(ld, &res, &err);
+		r = lib_dir_write(ld, same_mount_ns_as_init(), &res, &err);
 	if (r < 0) {
 		cli_print_problems(&err, "");
 		cdi_error_reset(&err);

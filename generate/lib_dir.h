@@ -84,12 +84,14 @@ enum lib_dir_result {
  * Build the directory and put it in place atomically (lib_dir_write.c): a temp directory
  * ".NAME.XXXXXX.tmp" beside it, private (0700) while it is filled, each name a hard link to the
  * file opened without following links (a regular file), or, when the directory is on another
- * filesystem than the driver (EXDEV), an empty file with a read-only, nosuid, nodev bind mount
- * of it; then 0755, owned by this user, renamed over the old one (RENAME_EXCHANGE) and the old
- * one removed (its mounts detached). Missing parents are created 0755. A symlink or anything
- * but a directory at path is refused; nothing is changed when it is already as it should be.
+ * filesystem than the driver (EXDEV) and allow_bind, an empty file with a read-only, nosuid,
+ * nodev bind mount of it (only mounts made in the engines' mount namespace reach containers); then
+ * 0755, owned by this user, renamed over the old one (RENAME_EXCHANGE) and the old one removed (its
+ * mounts detached). Missing parents are created 0755. A symlink or anything but a directory at path
+ * is refused; nothing is changed when it is already as it should be.
  */
-int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi_error *err);
+int lib_dir_write(const struct lib_dir *ld, bool allow_bind, enum lib_dir_result *ret,
+		  struct cdi_error *err);
 
 /*
  * --check: whether the directory on disk is what lib_dir_write() would leave: every name the

@@ -275,7 +275,7 @@ static int bind_file(int src, int dir, const char *name)
 }
 
 /* dir/name as the file src: a hard link, or a bind mount across filesystems. */
-static int link_file(int src, int dir, const char *name, bool *bound)
+static int link_file(int src, int dir, const char *name, bool allow_bind, bool *bound)
 {
 	char proc[64];
 
@@ -286,7 +286,7 @@ static int link_file(int src, int dir, const char *name, bool *bound)
 		if (linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW) == 0)
 			return 0;
 	}
-	if (errno != EXDEV)
+	if (errno != EXDEV || !allow_bind)
 		return negative_errno();
 	*bound = true;
 	return bind_file(src, dir, name);
@@ -306,7 +306,8 @@ static int write_file(int dir, const char *name, const struct lib_link *l, struc
 }
 
 /* One name of ld (under the private top directory), its parent directories made as needed. */
-static int add_link(int top, const struct lib_link *l, bool *bound, struct cdi_error *err)
+static int add_link(int top, const struct lib_link *l, bool allow_bind, bool *bound,
+		    struct cdi_error *err)
 {
 	_cleanup_close_ int dir = fcntl(top, F_DUPFD_CLOEXEC, 3), src = -1;
 	_cleanup_free_ char *rel = strdup(l->rel);
@@ -340,7 +341,11 @@ static int add_link(int top, const struct lib_link *l, bool *bound, struct cdi_e
 		return fail_at(err, negative_errno(), l->host, "cannot open");
 	if (!S_ISREG(st.st_mode))
 		return cdi_problem_add(err, -EINVAL, l->host, 0, 0, NULL, "not a regular file");
-	r = link_file(src, dir, name, bound);
+	r = link_file(src, dir, name, allow_bind, bound);
+	if (r == -EXDEV)
+		return cdi_problem_add(
+			err, r, l->host, 0, 0, NULL,
+			"on another filesystem than the library directory, and bind mounts made in this private mount namespace would not be seen by container engines: put --library-dir on the driver's filesystem");
 	if (r < 0)
 		return fail_at(err, r, l->host,
 			       "cannot link or bind it into the library directory");
@@ -436,7 +441,8 @@ static int swap_in(int pfd, const char *tmp, const char *base, bool existed, con
 	return 0;
 }
 
-int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi_error *err)
+int lib_dir_write(const struct lib_dir *ld, bool allow_bind, enum lib_dir_result *ret,
+		  struct cdi_error *err)
 {
 	_cleanup_close_ int pfd = -1, old = -1, fd = -1;
 	char tmp[NAME_MAX + 1], reason[256];
@@ -462,7 +468,7 @@ int lib_dir_write(const struct lib_dir *ld, enum lib_dir_result *ret, struct cdi
 		return cdi_problem_add(err, -ENAMETOOLONG, ld->path, 0, 0, NULL, "name too long");
 	r = make_temp(pfd, base, ld->path, tmp, sizeof(tmp), &fd, err);
 	for (size_t i = 0; r >= 0 && i < ld->n_links; i++)
-		r = add_link(fd, &ld->links[i], &bound, err);
+		r = add_link(fd, &ld->links[i], allow_bind, &bound, err);
 	if (r >= 0 && (fchmod(fd, DIR_MODE) < 0 || fsync(fd) < 0))
 		r = fail_at(err, negative_errno(), ld->path, "cannot finish the library directory");
 	if (r >= 0)

@@ -37,7 +37,9 @@ for c in podman runc jq unshare; do command -v $c >/dev/null 2>&1 || skip "$c no
 for f in cdi-generate tests/mock-nvml/libnvidia-ml.so.1; do [ -e "$B/$f" ] || die "$B/$f not built"; done
 
 if [ -z "${CDIKIT_NATIVE_PRIVATE_ETC:-}" ]; then
-	CDIKIT_NATIVE_PRIVATE_ETC=1 exec unshare -m --propagation private bash "$0" "$@"
+	# A PID namespace too, so that cdi-generate sees its mount namespace as init's (it builds
+	# the directory of bind mounts only there) and podman still runs in it.
+	CDIKIT_NATIVE_PRIVATE_ETC=1 exec unshare -m -p --fork --mount-proc --propagation private bash "$0" "$@"
 	skip "unshare -m failed"
 fi
 
@@ -173,6 +175,15 @@ gen --library-layout dir
 grep -q "built of bind mounts" "$tmp/gen.log" || { cat "$tmp/gen.log"; die "not built of bind mounts"; }
 expect "bind mounts" cuda "libcuda driver" "nvml driver" "egl driver"
 expect "bind mounts" bare "libcuda driver" "nvml driver"
+
+# 2b. From a mount namespace of its own (a systemd unit with ProtectHome=), bind mounts would
+# not reach the engines: refused, with the way out.
+if unshare -m "$B/cdi-generate" --root "$tmp/host" --output /etc/cdi/other.yaml --library-layout dir 2>"$tmp/ns.log"; then
+	echo "FAIL: bind mounts were made in a private mount namespace"; fails=$((fails + 1))
+elif ! grep -q -- "--library-dir on the driver's filesystem" "$tmp/ns.log"; then
+	echo "FAIL: no hint in: $(cat "$tmp/ns.log")"; fails=$((fails + 1))
+fi
+[ ! -e /etc/cdi/other.yaml ] && [ ! -e /etc/cdi/other.lib ] || { echo "FAIL: a refused run left files"; fails=$((fails + 1)); }
 
 # 3. Control: every library a mount of its own, and the CUDA image's stub wins.
 gen

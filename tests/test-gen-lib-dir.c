@@ -225,11 +225,11 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	plan_at("cdi/nvidia.lib", &ld);
 	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
 	cr_assert(strstr(reason, "does not exist"), "%s", reason);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res, LIB_DIR_LINKED);
 	assert_built(&ld);
 	cr_assert(fresh(&ld, reason, sizeof(reason)), "%s", reason);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
 	cr_assert_eq(res, LIB_DIR_UNCHANGED);
 
 	/* A name nobody asked for, a name swapped for a copy: stale, and rebuilt without them;
@@ -240,7 +240,7 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	   tmp);
 	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
 	cr_assert(strstr(reason, "libcuda.so.1 is not"), "%s", reason);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
 	cr_assert_eq(res, LIB_DIR_LINKED);
 	assert_built(&ld);
 	sh("cd '%s/cdi' && test ! -e nvidia.lib/lib64/libextra.so && test \"$(ls -A)\" = nvidia.lib",
@@ -262,14 +262,14 @@ Test(lib_dir, refuses_what_is_in_the_way)
 	sh("mkdir -p '%s/cdi' '%s/elsewhere' && : > '%s/elsewhere/keep' && "
 	   "ln -s ../elsewhere '%s/cdi/nvidia.lib'",
 	   tmp, tmp, tmp, tmp);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), -EEXIST);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), -EEXIST);
 	cr_assert(strstr(cdi_error_message(&err), "symlink"), "%s", cdi_error_message(&err));
 	sh("cd '%s' && test -L cdi/nvidia.lib && test \"$(ls -A elsewhere)\" = keep && "
 	   "test \"$(ls -A cdi)\" = nvidia.lib",
 	   tmp);
 	cdi_error_reset(&err);
 	sh("rm '%s/cdi/nvidia.lib' && : > '%s/cdi/nvidia.lib'", tmp, tmp);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), -EEXIST);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), -EEXIST);
 	sh("test -f '%s/cdi/nvidia.lib' && test ! -s '%s/cdi/nvidia.lib'", tmp, tmp);
 	lib_dir_clear(&ld);
 }
@@ -281,11 +281,11 @@ Test(lib_dir, host_file_swapped_for_a_link)
 	struct lib_dir ld;
 
 	plan_at("cdi/nvidia.lib", &ld);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
 	sh("cd '%s/host" MA "' && rm libnvidia-ml.so." VER
 	   " && ln -s /etc/shadow libnvidia-ml.so." VER,
 	   tmp);
-	cr_assert_lt(lib_dir_write(&ld, &res, &err), 0);
+	cr_assert_lt(lib_dir_write(&ld, true, &res, &err), 0);
 	cr_assert(strstr(cdi_error_message(&err), "libnvidia-ml.so." VER), "%s",
 		  cdi_error_message(&err));
 	/* The old directory stays as it was, and no temp directory is left. */
@@ -314,7 +314,7 @@ Test(lib_dir, read_only_filesystem)
 	sh("mkdir -p '%s'", ro);
 	cr_assert_eq(mount("cdikit-test", ro, "tmpfs", MS_RDONLY, "mode=0755"), 0);
 	plan_at("ro/nvidia.lib", &ld);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), -EROFS, "%s", cdi_error_message(&err));
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), -EROFS, "%s", cdi_error_message(&err));
 	cr_assert(strstr(cdi_error_message(&err), "ro"), "%s", cdi_error_message(&err));
 	lib_dir_clear(&ld);
 }
@@ -345,7 +345,7 @@ Test(lib_dir, bind_mounts_across_filesystems)
 	sh("mkdir -p '%s'", fs);
 	cr_assert_eq(mount("cdikit-test", fs, "tmpfs", 0, "mode=0755"), 0);
 	plan_at("other/nvidia.lib", &ld);
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res, LIB_DIR_BOUND);
 	assert_built(&ld);
 	cr_assert_eq(mounts_under(fs), (int)ld.n_links);
@@ -357,7 +357,7 @@ Test(lib_dir, bind_mounts_across_filesystems)
 	/* A new driver file: rebuilt, the old mounts gone with the old directory. */
 	sh("cd '%s/host" MA "' && cp libcuda.so." VER " n && mv n libcuda.so." VER, tmp);
 	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0);
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
 	cr_assert_eq(res, LIB_DIR_BOUND);
 	assert_built(&ld);
 	cr_assert_eq(mounts_under(fs), (int)ld.n_links);
@@ -431,11 +431,30 @@ Test(lib_dir, icd_files_name_the_directory)
 			cr_assert_eq(strncmp(f->host_path, ld.path, strlen(ld.path)) == 0, copied,
 				     "%s from %s", f->container_paths[0], f->host_path);
 	}
-	cr_assert_eq(lib_dir_write(&ld, &res, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert(fresh(&ld, reason, sizeof(reason)), "%s", reason);
 	snprintf(p, sizeof(p), "%s/config/etc/OpenCL/vendors/nvidia.icd", ld.path);
 	sh("test \"$(stat -c %%a '%s')\" = 644 && echo x >> '%s'", p, p);
 	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
 	cr_assert(strstr(reason, "nvidia.icd is not"), "%s", reason);
+	lib_dir_clear(&ld);
+}
+
+/* Bind mounts not allowed (cdi-generate in a private mount namespace): an error, nothing left. */
+Test(lib_dir, no_bind_mounts_where_engines_would_not_see_them)
+{
+	enum lib_dir_result res;
+	struct lib_dir ld;
+	char fs[PATH_MAX];
+
+	private_mounts();
+	snprintf(fs, sizeof(fs), "%s/other", tmp);
+	sh("mkdir -p '%s'", fs);
+	cr_assert_eq(mount("cdikit-test", fs, "tmpfs", 0, "mode=0755"), 0);
+	plan_at("other/nvidia.lib", &ld);
+	cr_assert_eq(lib_dir_write(&ld, false, &res, &err), -EXDEV);
+	cr_assert(strstr(cdi_error_message(&err), "--library-dir"), "%s", cdi_error_message(&err));
+	sh("test -z \"$(ls -A '%s')\"", fs);
+	cr_assert_eq(mounts_under(fs), 0);
 	lib_dir_clear(&ld);
 }
