@@ -86,9 +86,11 @@ enum lib_dir_result {
  * file opened without following links (a regular file), or, when the directory is on another
  * filesystem than the driver (EXDEV) and allow_bind, an empty file with a read-only, nosuid,
  * nodev bind mount of it (only mounts made in the engines' mount namespace reach containers); then
- * 0755, owned by this user, renamed over the old one (RENAME_EXCHANGE) and the old one removed (its
- * mounts detached). Missing parents are created 0755. A symlink or anything but a directory at path
- * is refused; nothing is changed when it is already as it should be.
+ * 0755, owned by this user, and renamed over the old one (RENAME_EXCHANGE). The old one may be
+ * mounted in running containers: it is kept as ".NAME.XXXXXX.old" and removed (its mounts
+ * detached) by a run of a later boot, like a killed run's temp directory. Missing parents are
+ * created 0755. A symlink or anything but a directory at path is refused; nothing is changed when
+ * it is already as it should be. Runs take turns on a lock of the parent directory.
  */
 int lib_dir_write(const struct lib_dir *ld, bool allow_bind, enum lib_dir_result *ret,
 		  struct cdi_error *err);

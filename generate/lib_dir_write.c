@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "dir_list.h"
@@ -386,7 +387,33 @@ static bool is_temp_of(const char *name, unsigned char d_type, void *base)
 
 	(void)d_type;
 	return nl == 1 + bl + 1 + 6 + 4 && name[0] == '.' && strncmp(name + 1, base, bl) == 0 &&
-	       name[1 + bl] == '.' && strcmp(name + nl - 4, ".tmp") == 0;
+	       name[1 + bl] == '.' &&
+	       (strcmp(name + nl - 4, ".tmp") == 0 || strcmp(name + nl - 4, ".old") == 0);
+}
+
+/* When this boot began, by the realtime clock (what ctime is measured in). */
+static time_t boot_time(void)
+{
+	struct timespec now, up;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0 || clock_gettime(CLOCK_BOOTTIME, &up) < 0)
+		return 0;
+	return now.tv_sec - up.tv_sec;
+}
+
+/*
+ * A replaced directory may still be mounted in containers of this boot: emptying it would empty
+ * their /usr/local/nvidia/lib64 (and unlinking a mount point detaches it in every namespace).
+ * It is set aside as ".BASE.XXXXXX.old" and removed by a run of a later boot.
+ */
+static bool set_aside_before_boot(int pfd, const char *name)
+{
+	struct stat st;
+	size_t n = strlen(name);
+
+	if (strcmp(name + n - 4, ".old") != 0)
+		return true; /* a killed run's build: never mounted */
+	return fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_ctime < boot_time() - 1;
 }
 
 /* What a killed run left behind (under the lock, so no other run is building one). */
@@ -398,7 +425,8 @@ static void remove_leftovers(int pfd, const char *base)
 	if (dir_list_fd(pfd, is_temp_of, (void *)base, &names, &n) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
-		remove_tree(pfd, names[i], 0);
+		if (set_aside_before_boot(pfd, names[i]))
+			remove_tree(pfd, names[i], 0);
 }
 
 /* A new private directory ".BASE.XXXXXX.tmp" in pfd. */
@@ -425,6 +453,17 @@ static int make_temp(int pfd, const char *base, const char *path, char *name, si
 		return fail_at(err, r, path, "cannot open the temp directory beside it");
 	}
 	return 0;
+}
+
+/* The old directory, now at the temp name, renamed ".BASE.XXXXXX.old" (set_aside_before_boot). */
+static void set_aside(int pfd, const char *tmp)
+{
+	char old[NAME_MAX + 1];
+	size_t n = strlen(tmp);
+
+	snprintf(old, sizeof(old), "%.*s.old", (int)(n - 4), tmp);
+	if (renameat2(pfd, tmp, pfd, old, RENAME_NOREPLACE) < 0)
+		remove_tree(pfd, tmp, 0); /* cannot happen (the name is ours); never leave a .tmp */
 }
 
 /* The temp directory at pfd/tmp, complete, in place of pfd/base. */
@@ -473,7 +512,9 @@ int lib_dir_write(const struct lib_dir *ld, bool allow_bind, enum lib_dir_result
 		r = fail_at(err, negative_errno(), ld->path, "cannot finish the library directory");
 	if (r >= 0)
 		r = swap_in(pfd, tmp, base, existed, ld->path, err);
-	if (fd >= 0) /* the failed build, or the old directory now at the temp name */
+	if (r >= 0 && existed)
+		set_aside(pfd, tmp);
+	else if (fd >= 0) /* the failed build */
 		remove_tree(pfd, tmp, 0);
 	if (r < 0)
 		return r;
