@@ -216,6 +216,15 @@ static bool fresh(const struct lib_dir *ld, char *reason, size_t size)
 	return ok;
 }
 
+/* --check says stale, for a reason that mentions what. */
+static void assert_stale(const struct lib_dir *ld, const char *what)
+{
+	char reason[256];
+
+	cr_assert_not(fresh(ld, reason, sizeof(reason)));
+	cr_assert(strstr(reason, what), "%s", reason);
+}
+
 Test(lib_dir, hard_links_check_and_rebuild)
 {
 	enum lib_dir_result res;
@@ -223,8 +232,7 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	char reason[256];
 
 	plan_at("cdi/nvidia.lib", &ld);
-	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
-	cr_assert(strstr(reason, "does not exist"), "%s", reason);
+	assert_stale(&ld, "does not exist");
 	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res, LIB_DIR_LINKED);
 	assert_built(&ld);
@@ -238,8 +246,7 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	   "cp nvidia.lib/lib64/libcuda.so." VER " nvidia.lib/lib64/libcuda.so.1 && "
 	   "mkdir .nvidia.lib.abcdef.tmp && : > .nvidia.lib.abcdef.tmp/x",
 	   tmp);
-	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
-	cr_assert(strstr(reason, "libcuda.so.1 is not"), "%s", reason);
+	assert_stale(&ld, "libcuda.so.1 is not");
 	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
 	cr_assert_eq(res, LIB_DIR_LINKED);
 	assert_built(&ld);
@@ -251,8 +258,7 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	   tmp);
 	/* A directory others could write into is not fresh. */
 	sh("chmod 0775 '%s/cdi/nvidia.lib/lib64'", tmp);
-	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
-	cr_assert(strstr(reason, "0755"), "%s", reason);
+	assert_stale(&ld, "0755");
 	lib_dir_clear(&ld);
 }
 
@@ -441,8 +447,7 @@ Test(lib_dir, icd_files_name_the_directory)
 	cr_assert(fresh(&ld, reason, sizeof(reason)), "%s", reason);
 	snprintf(p, sizeof(p), "%s/config/etc/OpenCL/vendors/nvidia.icd", ld.path);
 	sh("test \"$(stat -c %%a '%s')\" = 644 && echo x >> '%s'", p, p);
-	cr_assert_not(fresh(&ld, reason, sizeof(reason)));
-	cr_assert(strstr(reason, "nvidia.icd is not"), "%s", reason);
+	assert_stale(&ld, "nvidia.icd is not");
 	lib_dir_clear(&ld);
 }
 
