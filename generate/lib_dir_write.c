@@ -193,15 +193,15 @@ static int compare(int top, const struct lib_dir *ld, char *reason, size_t size,
 			: k == ld->n_links ? -1
 					   : strcmp(have.v[i], ld->links[k].rel);
 
+		*ret_ok = c == 0 && same_file(top, &ld->links[k]);
 		if (c < 0)
 			snprintf(reason, size, "%s is not the driver's", have.v[i]);
 		else if (c > 0)
 			snprintf(reason, size, "%s is missing", ld->links[k].rel);
-		else if (!same_file(top, &ld->links[k]))
+		else if (!*ret_ok)
 			snprintf(reason, size, "%s is not %s", have.v[i],
 				 ld->links[k].host ? ld->links[k].host
 						   : "as cdi-generate writes it");
-		*ret_ok = c == 0 && same_file(top, &ld->links[k]);
 		i++, k++;
 	}
 out:
