@@ -309,8 +309,21 @@ Test(lib_dir, host_file_swapped_for_a_link)
  * process). */
 static void private_mounts(void)
 {
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		cr_skip_test("no private mount namespace here: %s", strerror(errno));
+}
+
+/* The mount API the bind mounts use: valgrind does not know open_tree (there the test has
+ * nothing to check and returns; a criterion skip would leak its own buffers). */
+static bool have_open_tree(void)
+{
+	int fd = open_tree(AT_FDCWD, "/", OPEN_TREE_CLOEXEC);
+
+	if (fd < 0 && errno == ENOSYS)
+		return false;
+	if (fd >= 0)
+		close(fd);
+	return true;
 }
 
 Test(lib_dir, read_only_filesystem)
@@ -350,6 +363,8 @@ Test(lib_dir, bind_mounts_across_filesystems)
 	struct lib_dir ld;
 	char fs[PATH_MAX], reason[256], p[PATH_MAX];
 
+	if (!have_open_tree())
+		return;
 	private_mounts();
 	snprintf(fs, sizeof(fs), "%s/other", tmp);
 	sh("mkdir -p '%s'", fs);
