@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cdi/spec.h>
 
@@ -20,6 +21,7 @@
 #include "discover.h"
 #include "facts.h"
 #include "json_arena.h"
+#include "lib_dir.h"
 #include "macro.h"
 #include "path_clean.h"
 #include "problem.h"
@@ -37,6 +39,8 @@ struct args {
 	bool check;
 	bool no_facts;
 	struct boot_options boot;
+	bool lib_layout_dir; /* --library-layout dir */
+	const char *lib_dir; /* --library-dir */
 	struct discover_options discover;
 	struct spec_options spec;
 	struct strv_builder ids;
@@ -84,6 +88,13 @@ static void usage(void)
 	      "                        /lib/modules/RELEASE under the driver root)\n"
 	      "  --dry-run             with --load-modules/--create-device-nodes: say what they\n"
 	      "                        would load and make, change nothing, write no spec\n"
+	      "  --library-layout files|dir\n"
+	      "                        files: every library name is a mount of its own (default);\n"
+	      "                        dir: one directory per ABI at /usr/local/nvidia/lib64 (and\n"
+	      "                        /lib), where CUDA images' LD_LIBRARY_PATH looks, plus the\n"
+	      "                        libcuda, NVML, JIT and NVVM sonames in the linker's directories\n"
+	      "  --library-dir DIR     where --library-layout dir builds the directory (default:\n"
+	      "                        FILE without .yaml/.json, plus .lib); implies the dir layout\n"
 	      "  -q, --quiet           errors only\n"
 	      "  -v, --verbose         say more\n"
 	      "  -h, --help            this text\n"
@@ -116,6 +127,8 @@ enum {
 	OPT_CREATE_NODES,
 	OPT_MODULES_DIR,
 	OPT_DRY_RUN,
+	OPT_LIB_LAYOUT,
+	OPT_LIB_DIR,
 };
 
 static const struct option options[] = {
@@ -140,6 +153,8 @@ static const struct option options[] = {
 	{ "create-device-nodes", no_argument, NULL, OPT_CREATE_NODES },
 	{ "modules-dir", required_argument, NULL, OPT_MODULES_DIR },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "library-layout", required_argument, NULL, OPT_LIB_LAYOUT },
+	{ "library-dir", required_argument, NULL, OPT_LIB_DIR },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -251,6 +266,18 @@ static int handle_option(int c, struct args *a)
 		return 0;
 	case OPT_MODE:
 		return parse_mode(optarg, &a->discover.mode);
+	case OPT_LIB_LAYOUT:
+		if (strcmp(optarg, "files") && strcmp(optarg, "dir"))
+			return cli_usage_error("--library-layout: \"%s\" is neither files nor dir",
+					       optarg);
+		a->lib_layout_dir = strcmp(optarg, "dir") == 0;
+		return 0;
+	case OPT_LIB_DIR:
+		if (!*optarg)
+			return cli_usage_error("--library-dir: the path is empty");
+		a->lib_dir = optarg;
+		a->lib_layout_dir = true;
+		return 0;
 	case 'q':
 		cli_set_level(CLI_QUIET);
 		return 0;
@@ -274,6 +301,8 @@ static int finish_args(struct args *a)
 		return cli_usage_error("--dry-run writes no spec: --check has nothing to check");
 	if (a->boot.modules_dir && !a->boot.load_modules)
 		return cli_usage_error("--modules-dir needs --load-modules");
+	if (a->lib_layout_dir && !a->lib_dir && strcmp(a->output, "-") == 0)
+		return cli_usage_error("--library-layout dir with --output - needs --library-dir");
 	if (a->discover.mode == MODE_MANAGEMENT && (a->ids.n > 0 || a->spec.no_all_device))
 		return cli_usage_error("--mode management has only the \"all\" device");
 	a->spec.management = a->discover.mode == MODE_MANAGEMENT;
@@ -408,6 +437,74 @@ static int output(const struct args *a, const struct spec_result *res, const str
 	return 0;
 }
 
+/* --library-layout dir: where the directory goes (absolute: it is a hostPath), what it holds, and
+ * the inventory's libraries mounted from it. */
+static int plan_lib_dir(const struct args *a, struct inventory *inv, struct lib_dir *ld,
+			struct cdi_error *err)
+{
+	_cleanup_free_ char *path = NULL, *cwd = NULL, *abs = NULL, *clean = NULL;
+	int r = 0;
+
+	if (a->lib_dir)
+		path = strdup(a->lib_dir);
+	else
+		r = lib_dir_default_path(a->output, &path, err);
+	if (r < 0)
+		return r;
+	if (!path)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	if (path[0] != '/') {
+		cwd = getcwd(NULL, 0);
+		if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0)
+			return cdi_fail(err, -ENOMEM, "%s: cannot make the path absolute", path);
+	}
+	clean = cdi_path_clean(abs ? abs : path);
+	if (!clean)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	r = lib_dir_plan(inv, clean, ld, err);
+	return r < 0 ? r : lib_dir_layout(inv, ld, err);
+}
+
+/* Bind mounts made here reach the engines only in init's mount namespace (a systemd unit with
+ * ProtectHome= or PrivateTmp= runs in one of its own). */
+static bool same_mount_ns_as_init(void)
+{
+	struct stat self, init;
+
+	return stat("/proc/self/ns/mnt", &self) == 0 && stat("/proc/1/ns/mnt", &init) == 0 &&
+	       self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+}
+
+/* The library directory written (or --check'ed) before the spec that names it: 0 to go on, else
+ * the exit status. */
+static int lib_dir_output(const struct args *a, const struct lib_dir *ld)
+{
+	static const char *const how[] = { "is up to date", "built of hard links",
+					   "built of bind mounts (not on the driver's filesystem)" };
+	struct cdi_error err = { 0 };
+	enum lib_dir_result res = LIB_DIR_UNCHANGED;
+	char reason[512];
+	bool fresh = true;
+	int r;
+
+	if (a->check)
+		r = lib_dir_check(ld, &fresh, reason, sizeof(reason), &err);
+	else
+		r = lib_dir_write(ld, same_mount_ns_as_init(), &res, &err);
+	if (r < 0) {
+		cli_print_problems(&err, "");
+		cdi_error_reset(&err);
+		return CLI_EXIT_PROBLEM;
+	}
+	if (!fresh) {
+		printf("%s is stale: %s\n", a->output, reason);
+		return CLI_EXIT_PROBLEM;
+	}
+	if (!a->check)
+		cli_info("library directory %s %s (%zu names)", ld->path, how[res], ld->n_links);
+	return 0;
+}
+
 /* -v: what discovery found. */
 static void say_found(const struct inventory *inv)
 {
@@ -437,11 +534,14 @@ static int run(const struct args *a, const struct gen_host *host)
 	_cleanup_free_ char *buf = NULL, *facts_buf = NULL;
 	struct spec_files f = { .path = a->output };
 	bool want_facts = a->spec.capabilities;
+	struct lib_dir ld = { 0 };
 	int r, status;
 
 	r = discover(host, &a->discover, &inv, &warn, &err);
 	if (r >= 0)
 		say_found(&inv);
+	if (r >= 0 && a->lib_layout_dir)
+		r = plan_lib_dir(a, &inv, &ld, &err);
 	if (r >= 0)
 		r = spec_build(&inv, &a->spec, &res, &warn, &err);
 	if (r >= 0)
@@ -458,8 +558,11 @@ static int run(const struct args *a, const struct gen_host *host)
 	} else {
 		f.spec = buf;
 		f.facts = facts_buf;
-		status = output(a, &res, &f);
+		status = ld.path ? lib_dir_output(a, &ld) : 0;
+		if (status == 0)
+			status = output(a, &res, &f);
 	}
+	lib_dir_clear(&ld);
 	cdi_error_reset(&warn);
 	cdi_error_reset(&err);
 	spec_result_clear(&res);

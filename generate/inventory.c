@@ -132,6 +132,16 @@ int inv_file_add_path(struct inv_file *file, const char *a, const char *b, const
 	return 0;
 }
 
+int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struct inv_file *b,
+			  unsigned prio_b)
+{
+	if (prio_a != prio_b)
+		return prio_a < prio_b ? -1 : 1;
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	return strcmp(a->host_path, b->host_path);
+}
+
 bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size)
 {
 	if (inv->cuda_version <= 0)

@@ -149,6 +149,14 @@ int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_
 int inv_file_add_path(struct inv_file *file, const char *a, const char *b, const char *c,
 		      struct cdi_error *err);
 
+/*
+ * Of two files wanting one container path (or one name of the library directory), which one
+ * has it: the lower prio (the caller's standing: own place before a name), then the lower rank,
+ * then the host path. Negative when a wins.
+ */
+int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struct inv_file *b,
+			  unsigned prio_b);
+
 /* The "major.minor" CUDA version of inv->cuda_version ("12.4"); false when unknown. */
 bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size);
 

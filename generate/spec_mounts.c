@@ -23,13 +23,7 @@ static int cmp_claim(const void *a, const void *b)
 	const struct claim *x = a, *y = b;
 	int c = strcmp(x->container, y->container);
 
-	if (c)
-		return c;
-	if (x->prio != y->prio)
-		return x->prio < y->prio ? -1 : 1;
-	if (x->file->rank != y->file->rank)
-		return x->file->rank < y->file->rank ? -1 : 1;
-	return strcmp(x->file->host_path, y->file->host_path);
+	return c ? c : inv_file_standing_cmp(x->file, x->prio, y->file, y->prio);
 }
 
 /* JSON strings are UTF-8: a path that is not cannot be in a spec (and is not NVIDIA's). */
