@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Faults while writing: cdi-generate writing its spec and cdi-apply rewriting a config.json meet
+# a full disk, a read-only or forbidden directory, I/O errors and short writes, injected by the
+# LD_PRELOAD shim tests/faults/fault-shim.c ($B/tests/faults/fault-shim.so, built by make check).
+# Under each fault that must fail, the program exits non-zero with one line on stderr naming
+# the file, the old file survives byte-identical, and the directory holds exactly what it held
+# (no temp file left). A short write is not an error: the file is written whole. A failure to
+# sync the directory after the rename leaves the new file whole (it is too late to keep the old
+# one) and is still reported. Every fault is checked to have happened (the shim's log).
+#
+# Under SANITIZE=1 the programs carry ASan: the shim then comes first in the library list,
+# which ASan accepts with verify_asan_link_order=0.
+#
+# Needs root for the simulated host's device nodes (tests/simhost/make-host); exits 77 otherwise.
+set -u
+cd "$(dirname "$0")/.."
+: "${B:=build}"
+case $B in /*) ;; *) B=$PWD/$B ;; esac
+
+skip() { echo "SKIP: $*"; exit 77; }
+die() { echo "FAIL: $*"; exit 1; }
+ok() { echo "ok: $*"; }
+
+[ "$(id -u)" -eq 0 ] || skip "needs root (the simulated host has real device nodes)"
+G=$B/cdi-generate A=$B/cdi-apply SHIM=$B/tests/faults/fault-shim.so MOCK=$B/tests/mock-nvml
+for f in "$G" "$A" "$SHIM" "$MOCK/libnvidia-ml.so.1"; do [ -e "$f" ] || die "$f not built"; done
+export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
+
+tmp=$(mktemp -d /tmp/cdikit-faults.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+
+tests/simhost/make-host --topology single --mock-dir "$MOCK" --out "$tmp/host" >"$tmp/make-host.log" 2>&1 ||
+	die "make-host: $(tail -n 3 "$tmp/make-host.log")"
+
+# Every name in a directory with its content's hash, to compare before and after.
+snapshot() { # dir
+	(cd "$1" && find . -mindepth 1 -printf '%p %y %m\n' | sort && find . -type f -exec sha256sum {} + | sort)
+}
+
+# under_fault LABEL DIR FILE EXPECT CLASS ERRNO [VAR=VALUE...] -- COMMAND...
+#   EXPECT: fail (old state kept), whole (success, FILE is $tmp/expected), late (failure
+#   reported, FILE is whole: old or expected), maybe (fail if the fault happened, else return 1)
+under_fault() {
+	local label=$1 dir=$2 file=$3 expect=$4 class=$5 err=$6 rc lines
+	shift 6
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	snapshot "$dir" >"$tmp/before"
+	cp "$file" "$tmp/old"
+	rm -f "$tmp/fault.log"
+	env LD_PRELOAD="$SHIM" CDIKIT_FAULT="$class" CDIKIT_FAULT_ERRNO="$err" \
+		CDIKIT_FAULT_LOG="$tmp/fault.log" "${env[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ ! -s "$tmp/fault.log" ]; then
+		[ "$expect" = maybe ] || die "$label: the fault never happened (no $class call matched)"
+		echo "note: $label: no $class call here"
+		cp "$tmp/old" "$file" # the run went through: back to the old file for the next one
+		return 1
+	fi
+	snapshot "$dir" >"$tmp/after"
+	case $expect in
+	fail | maybe)
+		[ "$rc" -ne 0 ] || die "$label: exit 0 under the fault ($(head -n 3 "$tmp/fault.log"))"
+		cmp -s "$tmp/old" "$file" || die "$label: the old $file did not survive"
+		diff -u "$tmp/before" "$tmp/after" >"$tmp/diff" ||
+			die "$label: the directory changed: $(grep '^[-+][^-+]' "$tmp/diff")"
+		;;
+	whole)
+		[ "$rc" -eq 0 ] || die "$label: exit $rc: $(cat "$tmp/err")"
+		cmp -s "$tmp/expected" "$file" || die "$label: $file is not what a run without faults writes"
+		[ ! -s "$tmp/err" ] || die "$label: said something: $(cat "$tmp/err")"
+		;;
+	late)
+		[ "$rc" -ne 0 ] || die "$label: exit 0 though the directory could not be synced"
+		cmp -s "$tmp/old" "$file" || cmp -s "$tmp/expected" "$file" ||
+			die "$label: $file is neither the old nor the new file"
+		;;
+	esac
+	if [ "$expect" != whole ]; then
+		lines=$(wc -l <"$tmp/err")
+		[ "$lines" -eq 1 ] || die "$label: $lines lines on stderr, not one: $(cat "$tmp/err")"
+		grep -qF -- "$file" "$tmp/err" || die "$label: the message does not name $file: $(cat "$tmp/err")"
+	fi
+	find "$dir" -name '*.tmp' | grep -q . && die "$label: a temp file is left: $(find "$dir" -name '*.tmp')"
+	ok "$label: $(head -n 1 "$tmp/err" 2>/dev/null | cut -c1-150)"
+}
+
+# The matrix both writers go through: (label class errno expectation [shim settings]).
+# $dir and $file are the writer's; rename and link are alternatives (whichever the writer uses
+# to publish the file must fail cleanly), so each only counts when it happened.
+matrix() { # prefix dir file -- command...
+	local p=$1 dir=$2 file=$3 fired=0
+	shift 4
+	under_fault "$p: disk full" "$dir" "$file" fail write ENOSPC CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: disk full in the middle" "$dir" "$file" fail write ENOSPC \
+		CDIKIT_FAULT_PATH="$dir/?*" CDIKIT_FAULT_PARTIAL=1 -- "$@"
+	under_fault "$p: write EIO" "$dir" "$file" fail write EIO CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: quota" "$dir" "$file" fail write EDQUOT CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: read-only directory" "$dir" "$file" fail create EROFS CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: forbidden directory" "$dir" "$file" fail create EACCES CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: no inode left" "$dir" "$file" fail create ENOSPC CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: fsync EIO" "$dir" "$file" fail fsync EIO CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: close EIO" "$dir" "$file" fail close EIO CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	under_fault "$p: fchmod EPERM" "$dir" "$file" fail chmod EPERM CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	for publish in rename link; do
+		if under_fault "$p: $publish EIO" "$dir" "$file" maybe $publish EIO \
+			CDIKIT_FAULT_PATH="$dir/?*" -- "$@"; then
+			under_fault "$p: $publish EXDEV" "$dir" "$file" fail $publish EXDEV \
+				CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+			fired=1
+		fi
+	done
+	[ "$fired" -eq 1 ] || die "$p: the file was published by neither rename nor link"
+	under_fault "$p: short writes" "$dir" "$file" whole write - CDIKIT_FAULT_SHORT=1 \
+		CDIKIT_FAULT_PATH="$dir/?*" -- "$@"
+	cp "$tmp/old-content" "$file"
+	under_fault "$p: directory sync EIO" "$dir" "$file" late fsync EIO CDIKIT_FAULT_PATH="$dir" -- "$@"
+	cp "$tmp/old-content" "$file"
+}
+
+# ---- cdi-generate ---------------------------------------------------------------------------
+out=$tmp/gen
+mkdir -p "$out"
+"$G" --root "$tmp/host" --output "$tmp/expected" 2>"$tmp/err" || die "cdi-generate: $(cat "$tmp/err")"
+# The old spec differs (other device names), so every run has something to write.
+"$G" --root "$tmp/host" --device-name-strategy uuid --output "$out/nvidia.yaml" 2>"$tmp/err" ||
+	die "cdi-generate: $(cat "$tmp/err")"
+cp "$out/nvidia.yaml" "$tmp/old-content"
+env LD_PRELOAD="$SHIM" "$G" --root "$tmp/host" --output "$tmp/with-shim.yaml" 2>"$tmp/err" &&
+	cmp -s "$tmp/with-shim.yaml" "$tmp/expected" || die "cdi-generate under the shim without a fault: $(cat "$tmp/err")"
+rm -f "$tmp/with-shim.yaml"
+matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
+under_fault "cdi-generate: old spec unreadable" "$out" "$out/nvidia.yaml" fail read EIO \
+	CDIKIT_FAULT_PATH="$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
+
+# ---- cdi-apply --------------------------------------------------------------------------------
+bundle=$tmp/bundle specs=$tmp/specs
+mkdir -p "$bundle" "$specs"
+cp tests/corpus/inject/nvidia-like/etc/nvidia.yaml "$specs/"
+cp tests/corpus/inject/nvidia-like/config.json "$bundle/config.json"
+cp "$bundle/config.json" "$tmp/old-content"
+apply=("$A" --spec-dir "$specs" --config "$bundle/config.json" nvidia.com/gpu=0)
+"$A" --spec-dir "$specs" --config "$bundle/config.json" --output "$tmp/expected" nvidia.com/gpu=0 2>"$tmp/err" ||
+	die "cdi-apply: $(cat "$tmp/err")"
+matrix cdi-apply "$bundle" "$bundle/config.json" -- "${apply[@]}"
+under_fault "cdi-apply: config unreadable" "$bundle" "$bundle/config.json" fail read EIO \
+	CDIKIT_FAULT_PATH="$bundle/config.json" -- "${apply[@]}"
+under_fault "cdi-apply: config forbidden" "$bundle" "$bundle/config.json" fail open EACCES \
+	CDIKIT_FAULT_PATH="$bundle/config.json" -- "${apply[@]}"
+# A bundle owned by someone else: the owner must be kept, or the run fail cleanly.
+chown 65534:65534 "$bundle/config.json"
+under_fault "cdi-apply: giving the file back fails" "$bundle" "$bundle/config.json" fail chown EIO \
+	CDIKIT_FAULT_PATH="$bundle/?*" -- "${apply[@]}"
+echo "all faults handled"
