@@ -25,51 +25,51 @@
 #include "visible_devices.h"
 
 static const char spec_yaml[] =
-    "cdiVersion: 1.1.0\n"
-    "kind: nvidia.com/gpu\n"
-    "devices:\n"
-    "- name: \"0\"\n"
-    "  containerEdits:\n"
-    "    deviceNodes:\n"
-    "    - {path: /dev/nvidia0}\n"
-    "    - {path: /dev/dri/card1, hostPath: /dev/dri/card1, permissions: rw}\n"
-    "    mounts:\n"
-    "    - {hostPath: /usr/lib/libcuda.so.1, containerPath: /usr/lib/libcuda.so.1, options: [ro, nosuid, nodev, bind]}\n"
-    "    env: [NVIDIA_VISIBLE_DEVICES=0, GPU0=yes]\n"
-    "- name: \"1\"\n"
-    "  containerEdits:\n"
-    "    deviceNodes:\n"
-    "    - {path: /dev/nvidia1, type: c, major: 195, minor: 1, fileMode: 0666, uid: 0, gid: 44}\n"
-    "    hooks:\n"
-    "    - {hookName: createContainer, path: /usr/bin/true, args: [true, one], env: [A=1], timeout: 5}\n"
-    "    - {hookName: startContainer, path: /usr/bin/true}\n"
-    "    additionalGids: [44, 109]\n"
-    "- name: all\n"
-    "  containerEdits:\n"
-    "    deviceNodes:\n"
-    "    - {path: /dev/nvidia0}\n"
-    "    - {path: /dev/nvidia1, type: c, major: 195, minor: 1}\n"
-    "    mounts:\n"
-    "    - {hostPath: /run/nvidia, containerPath: /run/nvidia, type: tmpfs, options: [rw]}\n"
-    "    - {hostPath: /usr/lib/libcuda.so.1, containerPath: /usr/lib/libcuda.so.1}\n"
-    "    intelRdt: {closID: gpu, schemata: [L3:0=f], enableMonitoring: true}\n"
-    "containerEdits:\n"
-    "  env: [NVIDIA_DRIVER=550, PATH=/usr/local/nvidia/bin]\n"
-    "  deviceNodes:\n"
-    "  - {path: /dev/nvidiactl}\n"
-    "  - {path: /dev/nvidia-uvm, type: c, major: 508, minor: 0, permissions: rwm}\n"
-    "  hooks:\n"
-    "  - {hookName: prestart, path: /usr/bin/nvidia-hook, args: [nvidia-hook, prestart]}\n"
-    "  - {hookName: poststop, path: /usr/bin/nvidia-hook}\n"
-    "  mounts:\n"
-    "  - {hostPath: /usr/bin/nvidia-smi, containerPath: /usr/bin/nvidia-smi, options: [ro, rbind]}\n"
-    "  - {hostPath: /run/nvidia-persistenced/socket, containerPath: /run/nvidia-persistenced/socket}\n";
+	"cdiVersion: 1.1.0\n"
+	"kind: nvidia.com/gpu\n"
+	"devices:\n"
+	"- name: \"0\"\n"
+	"  containerEdits:\n"
+	"    deviceNodes:\n"
+	"    - {path: /dev/nvidia0}\n"
+	"    - {path: /dev/dri/card1, hostPath: /dev/dri/card1, permissions: rw}\n"
+	"    mounts:\n"
+	"    - {hostPath: /usr/lib/libcuda.so.1, containerPath: /usr/lib/libcuda.so.1, options: [ro, nosuid, nodev, bind]}\n"
+	"    env: [NVIDIA_VISIBLE_DEVICES=0, GPU0=yes]\n"
+	"- name: \"1\"\n"
+	"  containerEdits:\n"
+	"    deviceNodes:\n"
+	"    - {path: /dev/nvidia1, type: c, major: 195, minor: 1, fileMode: 0666, uid: 0, gid: 44}\n"
+	"    hooks:\n"
+	"    - {hookName: createContainer, path: /usr/bin/true, args: [true, one], env: [A=1], timeout: 5}\n"
+	"    - {hookName: startContainer, path: /usr/bin/true}\n"
+	"    additionalGids: [44, 109]\n"
+	"- name: all\n"
+	"  containerEdits:\n"
+	"    deviceNodes:\n"
+	"    - {path: /dev/nvidia0}\n"
+	"    - {path: /dev/nvidia1, type: c, major: 195, minor: 1}\n"
+	"    mounts:\n"
+	"    - {hostPath: /run/nvidia, containerPath: /run/nvidia, type: tmpfs, options: [rw]}\n"
+	"    - {hostPath: /usr/lib/libcuda.so.1, containerPath: /usr/lib/libcuda.so.1}\n"
+	"    intelRdt: {closID: gpu, schemata: [L3:0=f], enableMonitoring: true}\n"
+	"containerEdits:\n"
+	"  env: [NVIDIA_DRIVER=550, PATH=/usr/local/nvidia/bin]\n"
+	"  deviceNodes:\n"
+	"  - {path: /dev/nvidiactl}\n"
+	"  - {path: /dev/nvidia-uvm, type: c, major: 508, minor: 0, permissions: rwm}\n"
+	"  hooks:\n"
+	"  - {hookName: prestart, path: /usr/bin/nvidia-hook, args: [nvidia-hook, prestart]}\n"
+	"  - {hookName: poststop, path: /usr/bin/nvidia-hook}\n"
+	"  mounts:\n"
+	"  - {hostPath: /usr/bin/nvidia-smi, containerPath: /usr/bin/nvidia-smi, options: [ro, rbind]}\n"
+	"  - {hostPath: /run/nvidia-persistenced/socket, containerPath: /run/nvidia-persistenced/socket}\n";
 
 static const char *const requests[] = {
-    "nvidia.com/gpu=0",
-    "nvidia.com/gpu=1",
-    "nvidia.com/gpu=all",
-    "nvidia.com/gpu=none-such",
+	"nvidia.com/gpu=0",
+	"nvidia.com/gpu=1",
+	"nvidia.com/gpu=all",
+	"nvidia.com/gpu=none-such",
 };
 
 static cdi_registry *registry;
@@ -89,14 +89,14 @@ static int fake_lstat(const char *path, struct stat *st, void *userdata)
 	return 0;
 }
 
-static const struct cdi_inject_options inject_opts = {.lstat_fn = fake_lstat};
+static const struct cdi_inject_options inject_opts = { .lstat_fn = fake_lstat };
 
 /* The registry, from the spec above in a directory that is gone again once it is read. */
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	char dir[] = "/tmp/cdikit-fuzz-apply.XXXXXX", path[64];
-	const char *dirs[1] = {dir};
-	struct cdi_error err = {0};
+	const char *dirs[1] = { dir };
+	struct cdi_error err = { 0 };
 	json_error_t jerr;
 	FILE *f;
 	int r;
@@ -157,7 +157,7 @@ static void check_all_or_nothing(const char *what, int r, const json_t *oci, con
 
 static void read_requests(const json_t *oci)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char **devices = NULL;
 	size_t n = 0;
 
@@ -173,7 +173,7 @@ static void read_requests(const json_t *oci)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_json_ json_t *oci = NULL, *before = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	const char *devices[ELEMENTSOF(requests)];
 	size_t n = 0;
 	json_error_t jerr;

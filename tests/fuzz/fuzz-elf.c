@@ -35,7 +35,7 @@ static void check_name(const char *s, const char *what)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	int r;
 

@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_free_ char *buf = fuzz_memdup(data, size);
 	_cleanup_json_ json_t *root = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r;
 
 	r = cdi_json_load("fuzz", buf, size, &root, &err);

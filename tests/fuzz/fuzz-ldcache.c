@@ -15,7 +15,7 @@
 static void inside(const struct ldcache *c, const char *s, size_t len, const char *what, size_t i)
 {
 	fuzz_assert(s >= c->data && s <= c->data + c->size &&
-			len <= c->size - (size_t)(s - c->data),
+			    len <= c->size - (size_t)(s - c->data),
 		    "entry %zu: %s outside the cache", i, what);
 }
 
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_ldcache_ struct ldcache *cache = NULL;
 	_cleanup_free_ char *buf = fuzz_memdup(data, size);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r;
 
 	r = ldcache_parse(buf, size, "ld.so.cache", &cache, &err);

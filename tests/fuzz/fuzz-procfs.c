@@ -19,14 +19,14 @@
 static void refused_with_problem(int r, struct cdi_error *err, const char *what)
 {
 	fuzz_assert(r == 0 || (r == -ENOENT && strcmp(what, "char major") == 0) ||
-			err->n_problems > 0,
+			    err->n_problems > 0,
 		    "%s: refused (%d) without a problem", what, r);
 	cdi_error_reset(err);
 }
 
 static void driver_version(const char *text)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char version[GPU_VERSION_MAX];
 	int r;
 
@@ -42,10 +42,10 @@ static void driver_version(const char *text)
 
 static void char_majors(const char *text)
 {
-	static const char *const names[] = {"nvidia-frontend", "nvidia-uvm", "nvidia-caps"};
+	static const char *const names[] = { "nvidia-frontend", "nvidia-uvm", "nvidia-caps" };
 
 	for (size_t i = 0; i < ELEMENTSOF(names); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		unsigned major = 0;
 		int r;
 
@@ -57,8 +57,8 @@ static void char_majors(const char *text)
 
 static void gpu_information(const char *text)
 {
-	struct cdi_error err = {0};
-	struct gpu_device gpu = {0};
+	struct cdi_error err = { 0 };
+	struct gpu_device gpu = { 0 };
 	char again[GPU_BUSID_MAX];
 	bool excluded = false;
 	int r;
@@ -77,8 +77,8 @@ static void gpu_information(const char *text)
 
 static void mig_minors(const char *text, size_t len)
 {
-	struct cdi_error err = {0};
-	struct mig_minors mm = {0};
+	struct cdi_error err = { 0 };
+	struct mig_minors mm = { 0 };
 	int r;
 
 	r = mig_minors_parse("mig-minors", text, len, &mm, &err);

@@ -23,14 +23,14 @@ static void spec_freep(cdi_spec **s)
 
 static int load(const char *buf, size_t size, unsigned flags, cdi_spec **ret)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r;
 
 	r = cdi_spec_load_buffer(NAME, buf, size, flags, ret, &err);
 	fuzz_assert(r == 0 || err.n_problems > 0, "refused (%d) without a problem", r);
 	for (size_t i = 0; i < err.n_problems; i++)
 		fuzz_assert(err.problems[i].text && err.problems[i].file &&
-				strcmp(err.problems[i].file, NAME) == 0,
+				    strcmp(err.problems[i].file, NAME) == 0,
 			    "problem %zu does not name the file: %s", i,
 			    err.problems[i].text ? err.problems[i].text : "(no text)");
 	fuzz_assert(r < 0 || err.n_problems == 0, "accepted with %zu problems: %s", err.n_problems,
@@ -43,7 +43,7 @@ static void emit_and_reload(const json_t *tree, enum cdi_format format)
 {
 	_cleanup_(spec_freep) cdi_spec *again = NULL;
 	_cleanup_free_ char *text = NULL, *text2 = NULL;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	size_t len = 0, len2 = 0;
 	char why[1024];
 	int r;
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	_cleanup_(spec_freep) cdi_spec *spec = NULL, *strict = NULL;
 	_cleanup_free_ char *buf = fuzz_memdup(data, size);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	int r, rs;
 
 	r = load(buf, size, 0, &spec);

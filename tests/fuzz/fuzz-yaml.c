@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	_cleanup_json_ json_t *te = NULL, *tf = NULL, *tn = NULL;
 	_cleanup_free_ char *buf = fuzz_memdup(data, size);
 	json_t *const untouched = (json_t *)&te; /* any address no loader returns */
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char why[1024];
 	int re, rf, rn;
 

@@ -136,7 +136,7 @@ static bool same(struct walk *w, const json_t *a, const json_t *b, const char *p
 bool fuzz_json_same(const json_t *a, const json_t *b, const struct cdi_marks *ma,
 		    const struct cdi_marks *mb, char *why, size_t why_size)
 {
-	struct walk w = {.ma = ma, .mb = mb, .why = why, .why_size = why_size};
+	struct walk w = { .ma = ma, .mb = mb, .why = why, .why_size = why_size };
 
 	if (why_size)
 		why[0] = '\0';
@@ -145,7 +145,7 @@ bool fuzz_json_same(const json_t *a, const json_t *b, const struct cdi_marks *ma
 
 bool fuzz_json_equal(const json_t *a, const json_t *b, char *why, size_t why_size)
 {
-	struct walk w = {.any_order = true, .why = why, .why_size = why_size};
+	struct walk w = { .any_order = true, .why = why, .why_size = why_size };
 
 	if (why_size)
 		why[0] = '\0';

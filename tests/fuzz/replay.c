@@ -9,7 +9,6 @@
  * given to LLVMFuzzerTestOneInput once, in a buffer of exactly its size. A broken property
  * aborts; otherwise prints "replay-<target>: N inputs" and exits 0. Exit 1: unreadable input.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -19,8 +18,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dir_list.h"
 #include "fuzz.h"
 #include "load.h"
+#include "strv.h"
 
 /* Inputs are seeds and crash reproducers, far below this. */
 #define REPLAY_MAX_INPUT (64u << 20)
@@ -45,29 +46,37 @@ static int replay_file(const char *path)
 	return 0;
 }
 
+static bool not_hidden(const char *name, unsigned char d_type, void *userdata)
+{
+	(void)d_type;
+	(void)userdata;
+	return name[0] != '.';
+}
+
 static int replay_dir(const char *dir, size_t *n)
 {
-	struct dirent **names = NULL;
-	int count, r = 0;
+	char **names = NULL;
+	size_t count = 0;
+	int r;
 
-	count = scandir(dir, &names, NULL, alphasort);
-	if (count < 0) {
-		fprintf(stderr, "%s: %s\n", dir, strerror(errno));
-		return -errno;
+	r = dir_list_at(AT_FDCWD, dir, 0, not_hidden, NULL, &names, &count);
+	if (r < 0) {
+		fprintf(stderr, "%s: %s\n", dir, strerror(-r));
+		return r;
 	}
-	for (int i = 0; i < count; i++) {
+	for (size_t i = 0; i < count && r == 0; i++) {
 		_cleanup_free_ char *path = NULL;
 		struct stat st;
 
-		if (r == 0 && names[i]->d_name[0] != '.' &&
-		    asprintf(&path, "%s/%s", dir, names[i]->d_name) >= 0 && stat(path, &st) == 0 &&
-		    S_ISREG(st.st_mode)) {
+		if (asprintf(&path, "%s/%s", dir, names[i]) < 0) {
+			path = NULL;
+			r = -ENOMEM;
+		} else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
 			r = replay_file(path);
 			(*n)++;
 		}
-		free(names[i]);
 	}
-	free(names);
+	strv_free(names);
 	return r;
 }
 
