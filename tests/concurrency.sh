@@ -10,38 +10,25 @@
 #      injection succeeds (no spurious "unresolvable CDI devices") and its result is exactly
 #      the result for the old or for the new spec, never a torn or half-read one; no temp
 #      file is left.
-# ROUNDS (default 200) sets the number of rounds of each part.
+# ROUNDS (default 150) sets the number of rounds of each part.
 #
 # Needs root for the simulated hosts' device nodes (tests/simhost/make-host); exits 77 otherwise.
 set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}" "${ROUNDS:=200}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+: "${ROUNDS:=150}"
+. "$(dirname "$0")/lib/suite.sh" concurrency "the simulated hosts have real device nodes" \
+	cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1
+G=$B/cdi-generate A=$B/cdi-apply
 ok() { echo "ok: $* (${SECONDS}s)"; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (the simulated hosts have real device nodes)"
-G=$B/cdi-generate A=$B/cdi-apply MOCK=$B/tests/mock-nvml
-for f in "$G" "$A" "$MOCK/libnvidia-ml.so.1"; do [ -e "$f" ] || die "$f not built"; done
-
-tmp=$(mktemp -d /tmp/cdikit-concurrency.XXXXXX)
 writer=
 cleanup() {
 	[ -z "$writer" ] || { kill "$writer" 2>/dev/null; wait "$writer" 2>/dev/null; }
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
 
 # Two hosts that differ in every library path: driver 550.54.15 and 555.42.02.
-for h in 1 2; do
-	args=()
-	[ "$h" = 2 ] && args=(--driver 555.42.02)
-	tests/simhost/make-host --topology single --mock-dir "$MOCK" --out "$tmp/host$h" "${args[@]}" \
-		>"$tmp/make-host.log" 2>&1 || die "make-host: $(tail -n 3 "$tmp/make-host.log")"
-done
+make_host single "$tmp/host1"
+make_host single "$tmp/host2" --driver 555.42.02
 
 # What a directory holds, a lock file aside (a writer may keep one there by design): the names
 # (hidden ones included: a temp file left behind is a difference), then every file's bytes. One

@@ -15,25 +15,11 @@
 #
 # Needs root for the simulated host's device nodes (tests/simhost/make-host); exits 77 otherwise.
 set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (the simulated host has real device nodes)"
-G=$B/cdi-generate A=$B/cdi-apply SHIM=$B/tests/faults/fault-shim.so MOCK=$B/tests/mock-nvml
-for f in "$G" "$A" "$SHIM" "$MOCK/libnvidia-ml.so.1"; do [ -e "$f" ] || die "$f not built"; done
+. "$(dirname "$0")/lib/suite.sh" faults "the simulated host has real device nodes" \
+	cdi-generate cdi-apply tests/faults/fault-shim.so tests/mock-nvml/libnvidia-ml.so.1
+G=$B/cdi-generate A=$B/cdi-apply SHIM=$B/tests/faults/fault-shim.so
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
-
-tmp=$(mktemp -d /tmp/cdikit-faults.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM HUP
-
-tests/simhost/make-host --topology single --mock-dir "$MOCK" --out "$tmp/host" >"$tmp/make-host.log" 2>&1 ||
-	die "make-host: $(tail -n 3 "$tmp/make-host.log")"
+make_host single "$tmp/host"
 
 # Every name in a directory with its content's hash, to compare before and after.
 snapshot() { # dir

@@ -11,23 +11,11 @@
 #
 # Needs root for the simulated host's device nodes (tests/simhost/make-host); exits 77 otherwise.
 set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (the simulated host has real device nodes)"
-G=$B/cdi-generate A=$B/cdi-apply MOCK=$B/tests/mock-nvml
-for f in "$G" "$A" "$MOCK/libnvidia-ml.so.1"; do [ -e "$f" ] || die "$f not built"; done
+. "$(dirname "$0")/lib/suite.sh" hostile "the simulated host has real device nodes" \
+	cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1
+G=$B/cdi-generate A=$B/cdi-apply
 # Under the sanitizers a run is several times slower; nothing here should come near this.
 LIMIT=20
-
-tmp=$(mktemp -d /tmp/cdikit-hostile.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' INT TERM HUP
 
 # run LABEL COMMAND...: $rc, $tmp/out, $tmp/err; a hang or a signal fails (with soft=1 the
 # caller judges rc: 124 is a hang).
@@ -118,8 +106,7 @@ ok "hostile configs: refused with one line naming the file, left as they were"
 
 
 # ---- roots for cdi-generate ---------------------------------------------------------------
-tests/simhost/make-host --topology single --mock-dir "$MOCK" --out "$tmp/pristine" >"$tmp/make-host.log" 2>&1 ||
-	die "make-host: $(tail -n 3 "$tmp/make-host.log")"
+make_host single "$tmp/pristine"
 host=$tmp/host
 info=proc/driver/nvidia/gpus/0000:07:00.0/information
 fresh() { rm -rf "$host" && cp -a "$tmp/pristine" "$host"; }

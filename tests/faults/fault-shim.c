@@ -233,108 +233,57 @@ static bool open_fails(const char *func, int dirfd, const char *path, int flags)
 	return true;
 }
 
-#define OPEN_MODE(flags)                                                                           \
-	mode_t mode = 0;                                                                           \
-	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {                               \
-		va_list ap;                                                                        \
-		va_start(ap, flags);                                                               \
-		mode = va_arg(ap, mode_t);                                                         \
-		va_end(ap);                                                                        \
-	}
-
-EXPORT int open(const char *path, int flags, ...)
-{
-	REAL(open);
-	OPEN_MODE(flags);
-	if (open_fails("open", AT_FDCWD, path, flags))
-		return -1;
-	return real_open(path, flags, mode);
-}
-
-EXPORT int open64(const char *path, int flags, ...)
-{
-	REAL(open64);
-	OPEN_MODE(flags);
-	if (open_fails("open64", AT_FDCWD, path, flags))
-		return -1;
-	return real_open64(path, flags, mode);
-}
-
-EXPORT int openat(int dirfd, const char *path, int flags, ...)
-{
-	REAL(openat);
-	OPEN_MODE(flags);
-	if (open_fails("openat", dirfd, path, flags))
-		return -1;
-	return real_openat(dirfd, path, flags, mode);
-}
-
-EXPORT int openat64(int dirfd, const char *path, int flags, ...)
-{
-	REAL(openat64);
-	OPEN_MODE(flags);
-	if (open_fails("openat64", dirfd, path, flags))
-		return -1;
-	return real_openat64(dirfd, path, flags, mode);
-}
-
-EXPORT int __open_2(const char *path, int flags)
-{
-	REAL(__open_2);
-	if (open_fails("open", AT_FDCWD, path, flags))
-		return -1;
-	return real___open_2(path, flags);
-}
-
-EXPORT int __open64_2(const char *path, int flags)
-{
-	REAL(__open64_2);
-	if (open_fails("open64", AT_FDCWD, path, flags))
-		return -1;
-	return real___open64_2(path, flags);
-}
-
-EXPORT int __openat_2(int dirfd, const char *path, int flags)
-{
-	REAL(__openat_2);
-	if (open_fails("openat", dirfd, path, flags))
-		return -1;
-	return real___openat_2(dirfd, path, flags);
-}
-
-EXPORT int __openat64_2(int dirfd, const char *path, int flags)
-{
-	REAL(__openat64_2);
-	if (open_fails("openat64", dirfd, path, flags))
-		return -1;
-	return real___openat64_2(dirfd, path, flags);
-}
-
-EXPORT int creat(const char *path, mode_t mode)
-{
-	REAL(creat);
-	if (open_fails("creat", AT_FDCWD, path, O_CREAT))
-		return -1;
-	return real_creat(path, mode);
-}
-
-EXPORT int creat64(const char *path, mode_t mode)
-{
-	REAL(creat64);
-	if (open_fails("creat64", AT_FDCWD, path, O_CREAT))
-		return -1;
-	return real_creat64(path, mode);
-}
-
-/* glibc's mkstemp family opens through an internal call no preload can reach: stop it here. */
-#define MKSTEMP(name, params, args)                                                                \
-	EXPORT int name params                                                                     \
+/*
+ * An interposed call: -1 with the configured errno when `fails` (an expression over the
+ * parameters; __func__ names the call) says so, else the next definition of it.
+ */
+#define INTERPOSE(ret, name, params, args, fails)                                                  \
+	EXPORT ret name params                                                                     \
 	{                                                                                          \
 		REAL(name);                                                                        \
-		if (open_fails(#name, AT_FDCWD, tmpl, O_CREAT))                                    \
+		if (fails)                                                                         \
 			return -1;                                                                 \
 		return real_##name args;                                                           \
 	}
+
+/* open(2)'s mode is there only with O_CREAT or O_TMPFILE. */
+#define OPEN(name, params, dirfd, args)                                                            \
+	EXPORT int name params                                                                     \
+	{                                                                                          \
+		REAL(name);                                                                        \
+		mode_t mode = 0;                                                                   \
+		if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {                       \
+			va_list ap;                                                                \
+			va_start(ap, flags);                                                       \
+			mode = va_arg(ap, mode_t);                                                 \
+			va_end(ap);                                                                \
+		}                                                                                  \
+		if (open_fails(__func__, dirfd, path, flags))                                      \
+			return -1;                                                                 \
+		return real_##name args;                                                           \
+	}
+OPEN(open, (const char *path, int flags, ...), AT_FDCWD, (path, flags, mode))
+OPEN(open64, (const char *path, int flags, ...), AT_FDCWD, (path, flags, mode))
+OPEN(openat, (int dirfd, const char *path, int flags, ...), dirfd, (dirfd, path, flags, mode))
+OPEN(openat64, (int dirfd, const char *path, int flags, ...), dirfd, (dirfd, path, flags, mode))
+
+/* The fortified opens (-D_FORTIFY_SOURCE) take no mode. */
+INTERPOSE(int, __open_2, (const char *path, int flags), (path, flags),
+	  open_fails(__func__, AT_FDCWD, path, flags))
+INTERPOSE(int, __open64_2, (const char *path, int flags), (path, flags),
+	  open_fails(__func__, AT_FDCWD, path, flags))
+INTERPOSE(int, __openat_2, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+	  open_fails(__func__, dirfd, path, flags))
+INTERPOSE(int, __openat64_2, (int dirfd, const char *path, int flags), (dirfd, path, flags),
+	  open_fails(__func__, dirfd, path, flags))
+INTERPOSE(int, creat, (const char *path, mode_t mode), (path, mode),
+	  open_fails(__func__, AT_FDCWD, path, O_CREAT))
+INTERPOSE(int, creat64, (const char *path, mode_t mode), (path, mode),
+	  open_fails(__func__, AT_FDCWD, path, O_CREAT))
+
+/* glibc's mkstemp family opens through an internal call no preload can reach: stop it here. */
+#define MKSTEMP(name, params, args)                                                                \
+	INTERPOSE(int, name, params, args, open_fails(__func__, AT_FDCWD, tmpl, O_CREAT))
 MKSTEMP(mkstemp, (char *tmpl), (tmpl))
 MKSTEMP(mkstemp64, (char *tmpl), (tmpl))
 MKSTEMP(mkostemp, (char *tmpl, int flags), (tmpl, flags))
@@ -370,29 +319,18 @@ static int write_fault(const char *func, int fd, size_t *n)
 	return 0;
 }
 
-EXPORT ssize_t write(int fd, const void *data, size_t n)
-{
-	REAL(write);
-	if (write_fault("write", fd, &n) < 0)
-		return -1;
-	return real_write(fd, data, n);
-}
-
-EXPORT ssize_t pwrite(int fd, const void *data, size_t n, off_t off)
-{
-	REAL(pwrite);
-	if (write_fault("pwrite", fd, &n) < 0)
-		return -1;
-	return real_pwrite(fd, data, n, off);
-}
-
-EXPORT ssize_t pwrite64(int fd, const void *data, size_t n, off64_t off)
-{
-	REAL(pwrite64);
-	if (write_fault("pwrite64", fd, &n) < 0)
-		return -1;
-	return real_pwrite64(fd, data, n, off);
-}
+/* A write that may fail or write fewer bytes than asked. */
+#define WRITE(name, params, args)                                                                  \
+	EXPORT ssize_t name params                                                                 \
+	{                                                                                          \
+		REAL(name);                                                                        \
+		if (write_fault(__func__, fd, &n) < 0)                                             \
+			return -1;                                                                 \
+		return real_##name args;                                                           \
+	}
+WRITE(write, (int fd, const void *data, size_t n), (fd, data, n))
+WRITE(pwrite, (int fd, const void *data, size_t n, off_t off), (fd, data, n, off))
+WRITE(pwrite64, (int fd, const void *data, size_t n, off64_t off), (fd, data, n, off))
 
 EXPORT ssize_t writev(int fd, const struct iovec *iov, int iovcnt)
 {
@@ -421,29 +359,11 @@ static bool read_fails(const char *func, int fd)
 	return true;
 }
 
-EXPORT ssize_t read(int fd, void *data, size_t n)
-{
-	REAL(read);
-	if (read_fails("read", fd))
-		return -1;
-	return real_read(fd, data, n);
-}
-
-EXPORT ssize_t pread(int fd, void *data, size_t n, off_t off)
-{
-	REAL(pread);
-	if (read_fails("pread", fd))
-		return -1;
-	return real_pread(fd, data, n, off);
-}
-
-EXPORT ssize_t pread64(int fd, void *data, size_t n, off64_t off)
-{
-	REAL(pread64);
-	if (read_fails("pread64", fd))
-		return -1;
-	return real_pread64(fd, data, n, off);
-}
+INTERPOSE(ssize_t, read, (int fd, void *data, size_t n), (fd, data, n), read_fails(__func__, fd))
+INTERPOSE(ssize_t, pread, (int fd, void *data, size_t n, off_t off), (fd, data, n, off),
+	  read_fails(__func__, fd))
+INTERPOSE(ssize_t, pread64, (int fd, void *data, size_t n, off64_t off), (fd, data, n, off),
+	  read_fails(__func__, fd))
 
 /* ---- calls on a descriptor ------------------------------------------------------------- */
 
@@ -461,37 +381,11 @@ static bool fd_call_fails(const char *klass, const char *func, int fd)
 	return true;
 }
 
-EXPORT int fsync(int fd)
-{
-	REAL(fsync);
-	if (fd_call_fails("fsync", "fsync", fd))
-		return -1;
-	return real_fsync(fd);
-}
-
-EXPORT int fdatasync(int fd)
-{
-	REAL(fdatasync);
-	if (fd_call_fails("fsync", "fdatasync", fd))
-		return -1;
-	return real_fdatasync(fd);
-}
-
-EXPORT int fchmod(int fd, mode_t mode)
-{
-	REAL(fchmod);
-	if (fd_call_fails("chmod", "fchmod", fd))
-		return -1;
-	return real_fchmod(fd, mode);
-}
-
-EXPORT int fchown(int fd, uid_t uid, gid_t gid)
-{
-	REAL(fchown);
-	if (fd_call_fails("chown", "fchown", fd))
-		return -1;
-	return real_fchown(fd, uid, gid);
-}
+INTERPOSE(int, fsync, (int fd), (fd), fd_call_fails("fsync", __func__, fd))
+INTERPOSE(int, fdatasync, (int fd), (fd), fd_call_fails("fsync", __func__, fd))
+INTERPOSE(int, fchmod, (int fd, mode_t mode), (fd, mode), fd_call_fails("chmod", __func__, fd))
+INTERPOSE(int, fchown, (int fd, uid_t uid, gid_t gid), (fd, uid, gid),
+	  fd_call_fails("chown", __func__, fd))
 
 EXPORT int close(int fd)
 {
@@ -527,61 +421,26 @@ static bool path_call_fails(const char *klass, const char *func, int dirfd, cons
 	return true;
 }
 
-EXPORT int chmod(const char *path, mode_t mode)
-{
-	REAL(chmod);
-	if (path_call_fails("chmod", "chmod", AT_FDCWD, path))
-		return -1;
-	return real_chmod(path, mode);
-}
-
-EXPORT int fchmodat(int dirfd, const char *path, mode_t mode, int flags)
-{
-	REAL(fchmodat);
-	if (path_call_fails("chmod", "fchmodat", dirfd, path))
-		return -1;
-	return real_fchmodat(dirfd, path, mode, flags);
-}
-
-EXPORT int chown(const char *path, uid_t uid, gid_t gid)
-{
-	REAL(chown);
-	if (path_call_fails("chown", "chown", AT_FDCWD, path))
-		return -1;
-	return real_chown(path, uid, gid);
-}
-
-EXPORT int lchown(const char *path, uid_t uid, gid_t gid)
-{
-	REAL(lchown);
-	if (path_call_fails("chown", "lchown", AT_FDCWD, path))
-		return -1;
-	return real_lchown(path, uid, gid);
-}
-
-EXPORT int fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
-{
-	REAL(fchownat);
-	if (path_call_fails("chown", "fchownat", dirfd, path))
-		return -1;
-	return real_fchownat(dirfd, path, uid, gid, flags);
-}
-
-EXPORT int mkdir(const char *path, mode_t mode)
-{
-	REAL(mkdir);
-	if (path_call_fails("mkdir", "mkdir", AT_FDCWD, path))
-		return -1;
-	return real_mkdir(path, mode);
-}
-
-EXPORT int mkdirat(int dirfd, const char *path, mode_t mode)
-{
-	REAL(mkdirat);
-	if (path_call_fails("mkdir", "mkdirat", dirfd, path))
-		return -1;
-	return real_mkdirat(dirfd, path, mode);
-}
+#define PATH_CALL(klass, name, params, dirfd, path, args)                                          \
+	INTERPOSE(int, name, params, args, path_call_fails(klass, __func__, dirfd, path))
+PATH_CALL("chmod", chmod, (const char *path, mode_t mode), AT_FDCWD, path, (path, mode))
+PATH_CALL("chmod", fchmodat, (int dirfd, const char *path, mode_t mode, int flags), dirfd, path,
+	  (dirfd, path, mode, flags))
+PATH_CALL("chown", chown, (const char *path, uid_t uid, gid_t gid), AT_FDCWD, path,
+	  (path, uid, gid))
+PATH_CALL("chown", lchown, (const char *path, uid_t uid, gid_t gid), AT_FDCWD, path,
+	  (path, uid, gid))
+PATH_CALL("chown", fchownat, (int dirfd, const char *path, uid_t uid, gid_t gid, int flags), dirfd,
+	  path, (dirfd, path, uid, gid, flags))
+PATH_CALL("mkdir", mkdir, (const char *path, mode_t mode), AT_FDCWD, path, (path, mode))
+PATH_CALL("mkdir", mkdirat, (int dirfd, const char *path, mode_t mode), dirfd, path,
+	  (dirfd, path, mode))
+/* Publishing an O_TMPFILE file: the new name is the one that matters. */
+PATH_CALL("link", link, (const char *oldpath, const char *newpath), AT_FDCWD, newpath,
+	  (oldpath, newpath))
+PATH_CALL("link", linkat,
+	  (int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags),
+	  newdirfd, newpath, (olddirfd, oldpath, newdirfd, newpath, flags))
 
 /* A rename matches on either name. */
 static bool rename_fails(const char *func, int olddirfd, const char *oldpath, int newdirfd,
@@ -601,43 +460,12 @@ static bool rename_fails(const char *func, int olddirfd, const char *oldpath, in
 	return true;
 }
 
-EXPORT int rename(const char *oldpath, const char *newpath)
-{
-	REAL(rename);
-	if (rename_fails("rename", AT_FDCWD, oldpath, AT_FDCWD, newpath))
-		return -1;
-	return real_rename(oldpath, newpath);
-}
-
-EXPORT int renameat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath)
-{
-	REAL(renameat);
-	if (rename_fails("renameat", olddirfd, oldpath, newdirfd, newpath))
-		return -1;
-	return real_renameat(olddirfd, oldpath, newdirfd, newpath);
-}
-
-EXPORT int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
-		     unsigned flags)
-{
-	REAL(renameat2);
-	if (rename_fails("renameat2", olddirfd, oldpath, newdirfd, newpath))
-		return -1;
-	return real_renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
-}
-
-EXPORT int link(const char *oldpath, const char *newpath)
-{
-	REAL(link);
-	if (path_call_fails("link", "link", AT_FDCWD, newpath))
-		return -1;
-	return real_link(oldpath, newpath);
-}
-
-EXPORT int linkat(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, int flags)
-{
-	REAL(linkat);
-	if (path_call_fails("link", "linkat", newdirfd, newpath))
-		return -1;
-	return real_linkat(olddirfd, oldpath, newdirfd, newpath, flags);
-}
+INTERPOSE(int, rename, (const char *oldpath, const char *newpath), (oldpath, newpath),
+	  rename_fails(__func__, AT_FDCWD, oldpath, AT_FDCWD, newpath))
+INTERPOSE(int, renameat, (int olddirfd, const char *oldpath, int newdirfd, const char *newpath),
+	  (olddirfd, oldpath, newdirfd, newpath),
+	  rename_fails(__func__, olddirfd, oldpath, newdirfd, newpath))
+INTERPOSE(int, renameat2,
+	  (int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned flags),
+	  (olddirfd, oldpath, newdirfd, newpath, flags),
+	  rename_fails(__func__, olddirfd, oldpath, newdirfd, newpath))
