@@ -1,4 +1,5 @@
-# Hardening tests (included by the Makefile): fuzz targets and the fault-injection shim.
+# Hardening tests (included by the Makefile): fuzz targets, the fault-injection shim and the
+# include path of the tests/test-*-regressions.c suites.
 #
 #   make fuzz              build the libFuzzer targets with clang in $(BUILD)/fuzz and run each
 #                          for FUZZ_SECONDS (default 30) from tests/fuzz/corpus/<target>
@@ -75,3 +76,6 @@ $(FAULT_SHIM): tests/faults/fault-shim.c mk/fuzz.mk
 check: $(FUZZ_REPLAY) $(FAULT_SHIM)
 
 -include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)
+
+# Regression suites reach the internal headers of their half by name ("procfs.h", "ldcache.h").
+$(call obj,$(wildcard tests/test-*-regressions.c)): ALL_CFLAGS += -iquote generate -iquote apply
