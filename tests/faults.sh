@@ -8,7 +8,10 @@
 # the file, the old file survives byte-identical, and the directory holds exactly what it held
 # (no temp file left). A short write is not an error: the file is written whole. A failure to
 # sync the directory after the rename leaves the new file whole (it is too late to keep the old
-# one) and is still reported. Every fault is checked to have happened (the shim's log).
+# one) and is still reported. Every fault is checked to have happened (the shim's log). The
+# cases at the end failed on the tree the suite was written on (a directory the generator made
+# for its output stays behind; cdi-apply chowns the config by path after the rename and exits 0
+# when that fails): each is reported without stopping the others.
 #
 # Under SANITIZE=1 the programs carry ASan: the shim then comes first in the library list,
 # which ASan accepts with verify_asan_link_order=0.
@@ -36,7 +39,8 @@ under_fault() {
 	while [ "$1" != -- ]; do env+=("$1"); shift; done
 	shift
 	snapshot "$dir" >"$tmp/before"
-	cp "$file" "$tmp/old"
+	rm -f "$tmp/old"
+	[ ! -e "$file" ] || cp "$file" "$tmp/old" # no old file: none may appear
 	rm -f "$tmp/fault.log"
 	env LD_PRELOAD="$SHIM" CDIKIT_FAULT="$class" CDIKIT_FAULT_ERRNO="$err" \
 		CDIKIT_FAULT_LOG="$tmp/fault.log" "${env[@]}" "$@" >"$tmp/out" 2>"$tmp/err"
@@ -44,14 +48,16 @@ under_fault() {
 	if [ ! -s "$tmp/fault.log" ]; then
 		[ "$expect" = maybe ] || die "$label: the fault never happened (no $class call matched)"
 		echo "note: $label: no $class call here"
-		cp "$tmp/old" "$file" # the run went through: back to the old file for the next one
+		[ ! -e "$tmp/old" ] || cp "$tmp/old" "$file" # the run went through: back to the old file
 		return 1
 	fi
 	snapshot "$dir" >"$tmp/after"
 	case $expect in
 	fail | maybe)
 		[ "$rc" -ne 0 ] || die "$label: exit 0 under the fault ($(head -n 3 "$tmp/fault.log"))"
-		cmp -s "$tmp/old" "$file" || die "$label: the old $file did not survive"
+		if [ -e "$tmp/old" ]; then
+			cmp -s "$tmp/old" "$file" || die "$label: the old $file did not survive"
+		fi
 		diff -u "$tmp/before" "$tmp/after" >"$tmp/diff" ||
 			die "$label: the directory changed: $(grep '^[-+][^-+]' "$tmp/diff")"
 		;;
@@ -137,8 +143,25 @@ under_fault "cdi-apply: config unreadable" "$bundle" "$bundle/config.json" fail 
 	CDIKIT_FAULT_PATH="$bundle/config.json" -- "${apply[@]}"
 under_fault "cdi-apply: config forbidden" "$bundle" "$bundle/config.json" fail open EACCES \
 	CDIKIT_FAULT_PATH="$bundle/config.json" -- "${apply[@]}"
+# A spec that cannot be read: the device is unresolvable, the config stays as it was, and the
+# spec file is named (beside the line about the device).
+cp "$bundle/config.json" "$tmp/old"
+env LD_PRELOAD="$SHIM" CDIKIT_FAULT=read CDIKIT_FAULT_PATH="$specs/?*" "${apply[@]}" 2>"$tmp/err" &&
+	die "cdi-apply: spec unreadable: exit 0"
+grep -q "$specs/nvidia.yaml.*Input/output error" "$tmp/err" || die "cdi-apply: spec unreadable: the spec is not named: $(cat "$tmp/err")"
+cmp -s "$tmp/old" "$bundle/config.json" || die "cdi-apply: spec unreadable: the config changed"
+ok "cdi-apply: spec unreadable: $(tr '\n' ' ' <"$tmp/err" | cut -c1-150)"
+# ---- what fails on the tree these tests were written on ------------------------------------
+# Each runs in a subshell: its failure is reported and the next one still runs.
+failed=0
+# A new directory for the spec that cannot be made: nothing of it may stay behind.
+mkdir "$out/new"
+(under_fault "cdi-generate: its directory cannot be made" "$out/new" "$out/new/a/b/nvidia.yaml" fail \
+	mkdir EROFS CDIKIT_FAULT_PATH="$out/new/a/?*" -- "$G" --root "$tmp/host" --output "$out/new/a/b/nvidia.yaml") || failed=1
+rm -r "$out/new"
 # A bundle owned by someone else: the owner must be kept, or the run fail cleanly.
 chown 65534:65534 "$bundle/config.json"
-under_fault "cdi-apply: giving the file back fails" "$bundle" "$bundle/config.json" fail chown EIO \
-	CDIKIT_FAULT_PATH="$bundle/?*" -- "${apply[@]}"
+(under_fault "cdi-apply: giving the file back fails" "$bundle" "$bundle/config.json" fail chown EIO \
+	CDIKIT_FAULT_PATH="$bundle/?*" -- "${apply[@]}") || failed=1
+[ "$failed" -eq 0 ] || exit 1
 echo "all faults handled"
