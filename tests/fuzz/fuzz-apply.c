@@ -7,8 +7,9 @@
  *     what it was, and the failure comes with a problem;
  *   - an edited config serialises (cdi_json_dump, as cdi-apply writes it) and reads back equal;
  *   - injecting what was injected already still succeeds (the edits are idempotent in shape).
- * The annotation and NVIDIA_VISIBLE_DEVICES readers (--from-annotations, --from-env) run on the
- * same config. Device nodes are "looked up" by a stand-in lstat, never on this machine.
+ * The annotation and NVIDIA_* environment readers (devices, capabilities, NVIDIA_REQUIRE_*
+ * against fixed driver facts) run on the same config. Device nodes are "looked up" by a stand-in
+ * lstat, never on this machine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +22,10 @@
 #include <cdi/cdi.h>
 
 #include "fuzz.h"
+#include "container_env.h"
+#include "env_trust.h"
 #include "json_dump.h"
-#include "visible_devices.h"
+#include "require.h"
 
 static const char spec_yaml[] =
 	"cdiVersion: 1.1.0\n"
@@ -155,19 +158,36 @@ static void check_all_or_nothing(const char *what, int r, const json_t *oci, con
 	cdi_error_reset(err);
 }
 
+/* What the config asks for besides DEVICE arguments: annotations and the NVIDIA_* variables. */
 static void read_requests(const json_t *oci)
 {
+	static const struct require_driver driver = { .version = "550.54.15", .cuda = "12.4" };
+	static const struct require_device gpu = { .label = "GPU 0",
+						   .arch = "8.0",
+						   .brand = "Tesla" };
+	struct container_env env = { 0 };
 	struct cdi_error err = { 0 };
+	const struct requirement *reqs = NULL;
 	char **devices = NULL;
-	size_t n = 0;
+	size_t n = 0, n_reqs = 0;
+	unsigned caps = 0;
 
 	if (cdi_annotations_parse(json_object_get(oci, "annotations"), &devices, &n, &err) == 0)
 		cdi_strv_free(devices);
 	cdi_error_reset(&err);
+	fuzz_assert(container_env_read(oci, &env, &err) == 0, "container_env_read: %s",
+		    cdi_error_message(&err));
 	devices = NULL;
-	if (cdi_visible_devices(oci, &devices, &n, &err) == 0)
+	if (container_env_visible_device_names(&env, &devices, &n, &err) == 0)
 		cdi_strv_free(devices);
 	cdi_error_reset(&err);
+	(void)container_env_driver_caps(&env, &caps, &err);
+	cdi_error_reset(&err);
+	(void)env_trust_visible_devices(oci, false);
+	if (container_env_requirements(&env, &reqs, &n_reqs, &err) == 0)
+		(void)require_check(reqs, n_reqs, &driver, &gpu, 1, &err);
+	cdi_error_reset(&err);
+	container_env_done(&env);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
