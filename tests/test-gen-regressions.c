@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpus.h"
+#include "discover.h"
 #include "host.h"
 #include "lib/testlib.h"
 #include "procfs.h"
@@ -44,19 +44,22 @@ Test(root_links, gpu_information_is_not_read_outside_the_root)
 {
 	const char *info = "proc/driver/nvidia/gpus/0000:07:00.0/information";
 	struct gen_host host = { .root = root, .driver_root = root, .dev_root = root };
-	struct gpu_topology topo = { 0 };
+	struct inventory inv = { 0 };
+	struct discovery d;
 	struct cdi_error err = { 0 };
 
 	sh("sed 's/GPU-[0-9a-f-]*/GPU-0ae5e0e0-0000-4000-8000-000000000000/' %s/%s >%s/outside",
 	   root, info, dir);
 	sh("rm %s/%s && ln -s %s/outside %s/%s", root, info, dir, root, info);
-	if (procfs_enumerate(&host, &topo, &err) == 0)
-		for (size_t i = 0; i < topo.n_gpus; i++)
-			cr_expect(strcmp(topo.gpus[i].uuid,
+	discovery_init(&d, &host, &inv, NULL, &err);
+	if (discover_procfs_gpus(&d) == 0)
+		for (size_t i = 0; i < inv.n_gpus; i++)
+			cr_expect(strcmp(inv.gpus[i].uuid,
 					 "GPU-0ae5e0e0-0000-4000-8000-000000000000"),
 				  "GPU %zu is described by %s/outside, which %s/%s links to", i,
 				  dir, root, info);
-	gpu_topology_clear(&topo);
+	discovery_done(&d);
+	inventory_clear(&inv);
 	cdi_error_reset(&err);
 }
 
