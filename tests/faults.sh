@@ -125,7 +125,7 @@ cp "$out/nvidia.yaml" "$tmp/old-content"
 env LD_PRELOAD="$SHIM" "$G" --root "$tmp/host" --output "$tmp/with-shim.yaml" 2>"$tmp/err" &&
 	cmp -s "$tmp/with-shim.yaml" "$tmp/expected" || die "cdi-generate under the shim without a fault: $(cat "$tmp/err")"
 rm -f "$tmp/with-shim.yaml"
-matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
+matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" --quiet --root "$tmp/host" --output "$out/nvidia.yaml"
 under_fault "cdi-generate: old spec unreadable" "$out" "$out/nvidia.yaml" fail read EIO \
 	CDIKIT_FAULT_PATH="$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
 
