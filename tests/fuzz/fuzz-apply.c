@@ -113,7 +113,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	r = cdi_registry_new(dirs, 1, 0, &registry, &err);
 	unlink(path);
 	rmdir(dir);
-	fuzz_assert(r == 0 && cdi_registry_errors(registry)->n_problems == 0, "registry: %s",
+	fuzz_assert(r == 0 && cdi_error_count(cdi_registry_errors(registry)) == 0, "registry: %s",
 		    r < 0 ? cdi_error_message(&err)
 			  : cdi_error_message(cdi_registry_errors(registry)));
 	spec_edits = json_loads("{\"env\": [\"X=1\", \"PATH=/x\"], \"mounts\": [{\"hostPath\": "
@@ -148,7 +148,7 @@ static void check_all_or_nothing(const char *what, int r, const json_t *oci, con
 	char why[1024];
 
 	if (r < 0) {
-		fuzz_assert(err->n_problems > 0, "%s failed (%d) without a problem", what, r);
+		fuzz_assert(cdi_error_count(err) > 0, "%s failed (%d) without a problem", what, r);
 		fuzz_assert(fuzz_json_same(before, oci, NULL, NULL, why, sizeof(why)),
 			    "%s failed (%s) but changed the config: %s", what,
 			    cdi_error_message(err), why);

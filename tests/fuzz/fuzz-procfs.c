@@ -19,7 +19,7 @@
 static void refused_with_problem(int r, struct cdi_error *err, const char *what)
 {
 	fuzz_assert(r == 0 || (r == -ENOENT && strcmp(what, "char major") == 0) ||
-			    err->n_problems > 0,
+			    cdi_error_count(err) > 0,
 		    "%s: refused (%d) without a problem", what, r);
 	cdi_error_reset(err);
 }

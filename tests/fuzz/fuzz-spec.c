@@ -27,13 +27,13 @@ static int load(const char *buf, size_t size, unsigned flags, cdi_spec **ret)
 	int r;
 
 	r = cdi_spec_load_buffer(NAME, buf, size, flags, ret, &err);
-	fuzz_assert(r == 0 || err.n_problems > 0, "refused (%d) without a problem", r);
-	for (size_t i = 0; i < err.n_problems; i++)
-		fuzz_assert(err.problems[i].text && err.problems[i].file &&
-				    strcmp(err.problems[i].file, NAME) == 0,
+	fuzz_assert(r == 0 || cdi_error_count(&err) > 0, "refused (%d) without a problem", r);
+	for (size_t i = 0; i < cdi_error_count(&err); i++)
+		fuzz_assert(cdi_problem_file(cdi_error_problem(&err, i)) &&
+				    strcmp(cdi_problem_file(cdi_error_problem(&err, i)), NAME) == 0,
 			    "problem %zu does not name the file: %s", i,
-			    err.problems[i].text ? err.problems[i].text : "(no text)");
-	fuzz_assert(r < 0 || err.n_problems == 0, "accepted with %zu problems: %s", err.n_problems,
+			    cdi_problem_text(cdi_error_problem(&err, i)));
+	fuzz_assert(r < 0 || cdi_error_count(&err) == 0, "accepted with %zu problems: %s", cdi_error_count(&err),
 		    cdi_error_message(&err));
 	cdi_error_reset(&err);
 	return r;

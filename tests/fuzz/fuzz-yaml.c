@@ -7,22 +7,19 @@
  * (short strings are then shared) the fast path must build the same tree again.
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include <cdi/error.h>
 
 #include "fuzz.h"
 #include "marks.h"
+#include "yaml_events.h"
 #include "yaml_fast.h"
-
-static void marks_freep(struct cdi_marks **m)
-{
-	cdi_marks_free(*m);
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	_cleanup_(marks_freep) struct cdi_marks *me = cdi_marks_new();
-	_cleanup_(marks_freep) struct cdi_marks *mf = cdi_marks_new();
+	_cleanup_marks_ struct cdi_marks *me = cdi_marks_new(true);
+	_cleanup_marks_ struct cdi_marks *mf = cdi_marks_new(true);
 	_cleanup_json_ json_t *te = NULL, *tf = NULL, *tn = NULL;
 	_cleanup_free_ char *buf = fuzz_memdup(data, size);
 	json_t *const untouched = (json_t *)&te; /* any address no loader returns */
@@ -39,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		tf = NULL;
 	}
 	re = cdi_yaml_load_events("fuzz", buf, size, &te, me, &err);
-	fuzz_assert(re == 0 || err.n_problems > 0 || re == -ENODATA,
+	fuzz_assert(re == 0 || cdi_error_count(&err) > 0 || re == -ENODATA,
 		    "libyaml path returned %d without a problem", re);
 	cdi_error_reset(&err);
 
