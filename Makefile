@@ -162,6 +162,8 @@ $(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
 include mk/install.mk
 # The Kubernetes DaemonSet's process.
 include mk/deploy.mk
+# Fuzz targets, their replay by make check, the fault-injection shim.
+include mk/fuzz.mk
 
 check: all $(TESTS) $(FIXTURES)
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)

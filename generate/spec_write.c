@@ -38,6 +38,7 @@ struct out_dir {
 	char *path; /* as given: "/etc/cdi", "." */
 	int fd;
 	struct strv_builder created; /* directories made by this run, outermost first */
+	const char *file;	     /* the file written there, named by problems */
 };
 
 static void out_dir_close(struct out_dir *o, bool failed)
@@ -97,15 +98,17 @@ static int make_dir(struct out_dir *o, const char *dir, struct cdi_error *err)
 		r = negative_errno();
 		return r == -EEXIST
 			       ? 0
-			       : cdi_problem_add(err, r, dir, 0, 0, NULL,
-						 "cannot create the directory: %s", strerror(-r));
+			       : cdi_problem_add(err, r, o->file, 0, 0, NULL,
+						 "cannot create its directory %s: %s", dir,
+						 strerror(-r));
 	}
 	if (strv_builder_add(&o->created, dir) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fchmod(fd, DIR_MODE) < 0) {
 		r = negative_errno();
-		return cdi_problem_add(err, r, dir, 0, 0, NULL, "cannot set mode 0755: %s",
+		return cdi_problem_add(err, r, o->file, 0, 0, NULL,
+				       "cannot set mode 0755 on its directory %s: %s", dir,
 				       strerror(-r));
 	}
 	return 0;
@@ -131,11 +134,12 @@ static int make_parents(struct out_dir *o, struct cdi_error *err)
 	return make_dir(o, dir, err);
 }
 
-static int out_dir_open(struct out_dir *o, const char *dir, bool create, struct cdi_error *err)
+static int out_dir_open(struct out_dir *o, const char *dir, const char *file, bool create,
+			struct cdi_error *err)
 {
 	int r;
 
-	*o = (struct out_dir){ .path = strdup(dir), .fd = -1 };
+	*o = (struct out_dir){ .path = strdup(dir), .fd = -1, .file = file };
 	if (!o->path)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	/* The directory's own path may hold links (/var/run -> /run): followed, as given. */
@@ -188,9 +192,10 @@ static void remove_stale_temps(struct out_dir *o, const char *base, const char *
 		unlinkat(o->fd, names[i], 0);
 }
 
-/* A fresh temp file beside name, created exclusively, never through a link. */
-static int temp_create(struct out_dir *o, const char *name, char *tmp, size_t size,
-		       struct cdi_error *err)
+/* A fresh temp file beside name, created exclusively, never through a link; problems name the
+ * file being replaced (label). */
+static int temp_create(struct out_dir *o, const char *label, const char *name, char *tmp,
+		       size_t size, struct cdi_error *err)
 {
 	static const char chars[] =
 		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -212,11 +217,12 @@ static int temp_create(struct out_dir *o, const char *name, char *tmp, size_t si
 		fd = openat(o->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd
-				       : cdi_problem_add(err, negative_errno(), o->path, 0, 0, NULL,
-							 "cannot create a temporary file: %s",
+				       : cdi_problem_add(err, negative_errno(), label, 0, 0, NULL,
+							 "cannot create a temporary file beside it: %s",
 							 strerror(errno));
 	}
-	return cdi_problem_add(err, -EEXIST, o->path, 0, 0, NULL, "cannot create a temporary file");
+	return cdi_problem_add(err, -EEXIST, label, 0, 0, NULL,
+			       "cannot create a temporary file beside it");
 }
 
 /* Owner, mode, content, on disk: all on the temp file's fd. */
@@ -247,7 +253,7 @@ static int replace_file(struct out_dir *o, const char *label, const char *name, 
 	const char *what = "close";
 	int fd, r;
 
-	fd = temp_create(o, name, tmp, sizeof(tmp), err);
+	fd = temp_create(o, label, name, tmp, sizeof(tmp), err);
 	if (fd < 0)
 		return fd;
 	r = temp_fill(fd, buf, len, &what);
@@ -362,7 +368,7 @@ int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, st
 
 	r = names_of(f->path, &n, err);
 	if (r >= 0)
-		r = out_dir_open(&o, n.dir, true, err);
+		r = out_dir_open(&o, n.dir, f->path, true, err);
 	if (r >= 0 && flock(o.fd, LOCK_EX) < 0)
 		r = cdi_problem_add(err, negative_errno(), n.dir, 0, 0, NULL, "cannot lock: %s",
 				    strerror(errno));
@@ -372,8 +378,8 @@ int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, st
 	}
 	/* The new names are durable once the directory is. */
 	if (r >= 0 && changed && fsync(o.fd) < 0 && errno != EINVAL)
-		r = cdi_problem_add(err, negative_errno(), n.dir, 0, 0, NULL, "cannot sync: %s",
-				    strerror(errno));
+		r = cdi_problem_add(err, negative_errno(), f->path, 0, 0, NULL,
+				    "cannot sync its directory %s: %s", n.dir, strerror(errno));
 	out_dir_close(&o, r < 0);
 	names_clear(&n);
 	if (r >= 0)
@@ -421,7 +427,7 @@ int spec_files_check(const struct spec_files *f, const json_t *spec, bool *ret_f
 	reason[0] = '\0';
 	r = names_of(f->path, &n, err);
 	if (r >= 0) {
-		r = out_dir_open(&o, n.dir, false, &derr);
+		r = out_dir_open(&o, n.dir, f->path, false, &derr);
 		if (r == -ENOENT) {
 			snprintf(reason, size, "it does not exist");
 			r = 0;
