@@ -22,6 +22,7 @@
 #include "mps.h"
 #include "problem.h"
 #include "require.h"
+#include "strv.h"
 
 #define DRIVER_VERSION_PROC "/proc/driver/nvidia/version"
 /* The file is two short lines. */
@@ -143,8 +144,12 @@ static int pick_all(struct selection *s, const struct cdi_facts *f)
 	return 0;
 }
 
-/* The device "kind=name" of a spec with facts f: which GPU or MIG device it is. */
-static int pick_named(struct selection *s, const struct cdi_facts *f, const char *device)
+/*
+ * The device "kind=name" of a spec with facts f: which GPU or MIG device it is. one_by_one: the
+ * variable named it itself (not a MIG device its GPU's index or UUID was expanded into).
+ */
+static int pick_named(struct selection *s, const struct cdi_facts *f, const char *device,
+		      bool one_by_one)
 {
 	const char *eq = strchr(device, '='), *name = eq ? eq + 1 : device;
 
@@ -162,7 +167,7 @@ static int pick_named(struct selection *s, const struct cdi_facts *f, const char
 			for (size_t m = 0; m < g->n_mig_devices; m++)
 				if (listed(g->mig_devices[m].devices, g->mig_devices[m].n_devices,
 					   name)) {
-					s->n_mig_devices++;
+					s->n_mig_devices += one_by_one;
 					return pick(s, g, &g->mig_devices[m]);
 				}
 		}
@@ -183,15 +188,21 @@ static const char *device_file(const struct cdi_edit_sources *src, size_t device
 	return NULL;
 }
 
-static int select_devices(const char *const *devices, size_t n_devices, size_t n_named,
-			  const struct cdi_edit_sources *src, struct facts_by_spec *fs,
-			  struct selection *s, struct cdi_error *err)
+static int select_devices(const struct container_env *env, const char *const *devices,
+			  size_t n_devices, size_t n_named, const struct cdi_edit_sources *src,
+			  struct facts_by_spec *fs, struct selection *s, struct cdi_error *err)
 {
+	_cleanup_strv_free_ char **asked = NULL;
+	size_t n_asked = 0;
+	int r = container_env_visible_device_names(env, &asked, &n_asked, err);
+
+	if (r < 0)
+		return r;
 	for (size_t i = n_named; i < n_devices; i++) {
 		const char *file = device_file(src, i);
 		struct cdi_facts *f;
-		int r = facts_of(fs, file, &f, err);
 
+		r = facts_of(fs, file, &f, err);
 		if (r < 0)
 			return r;
 		if (!f) {
@@ -201,7 +212,8 @@ static int select_devices(const char *const *devices, size_t n_devices, size_t n
 		}
 		if (!s->facts)
 			s->facts = f;
-		if (pick_named(s, f, devices[i]) < 0)
+		if (pick_named(s, f, devices[i],
+			       listed((const char *const *)asked, n_asked, devices[i])) < 0)
 			return cdi_fail(err, -ENOMEM, "out of memory");
 	}
 	return 0;
@@ -437,7 +449,7 @@ int env_inject(const cdi_registry *reg, json_t *oci, const struct container_env 
 
 	r = container_env_driver_caps(env, &caps, err);
 	if (r >= 0)
-		r = select_devices(devices, n_devices, n_named, &src, &fs, &sel, err);
+		r = select_devices(env, devices, n_devices, n_named, &src, &fs, &sel, err);
 	if (r >= 0)
 		r = check_requirements(env, &sel, opts->host_root, err);
 	if (r >= 0)
