@@ -45,8 +45,10 @@ static const char usage_text[] =
 	"\n"
 	"Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
 	"its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
-	"GPU in MIG mode gives all its MIG devices). The prestart hook Docker adds for --gpus is\n"
-	"always removed. On any problem the container is not created and config.json is unchanged.\n"
+	"GPU in MIG mode gives all its MIG devices), as the other NVIDIA_* variables decide\n"
+	"(requirements, driver capabilities, MIG administration, MPS). The prestart hook Docker\n"
+	"adds for --gpus is always removed. On any problem the container is not created and\n"
+	"config.json is unchanged.\n"
 	"\n"
 	"  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
 	"                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
@@ -56,7 +58,8 @@ static const char usage_text[] =
 	"  -v, --version        show the version, then the low-level runtime's\n"
 	"\n"
 	"Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
-	"file): runtime, spec-dirs, log-level. A flag beats the environment, which beats the file.\n"
+	"file): runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged,\n"
+	"mps-pipe-directory, host-root. A flag beats the environment, which beats the file.\n"
 	"runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
 	"on; with --log, problems are also written to that file in runc's format.\n";
 
