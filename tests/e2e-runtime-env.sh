@@ -13,7 +13,6 @@
 #   - accept-nvidia-visible-devices-envvar-when-unprivileged = false: an unprivileged
 #     container's own variable selects nothing, a privileged one's still does.
 # Settings come from a temp runtime.conf (CDIKIT_CONFIG), never the machine's.
-# CDIKIT_TEST_GENERATE names another cdi-generate (one that writes the facts file).
 # Needs root, runc, jq, a C compiler; else exit 77.
 set -u
 cd "$(dirname "$0")/.."
@@ -24,7 +23,7 @@ cd "$(dirname "$0")/.."
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
 for c in runc jq; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done
-GEN=${CDIKIT_TEST_GENERATE:-$B/cdi-generate}
+GEN=$B/cdi-generate
 for f in "$GEN" "$B/cdi-runtime" "$B/tests/mock-nvml/libnvidia-ml.so.1"; do
 	[ -e "$f" ] || die "$f not built"
 done
@@ -49,8 +48,7 @@ tests/simhost/make-host --topology dgx-mig --mps --mock-dir "$B/tests/mock-nvml"
 [ -e "$host/.simhost-no-devnodes" ] && skip "the simulated host has no real device nodes"
 mkdir -p "$cdi"
 "$GEN" --root "$host" --output "$cdi/nvidia.yaml" >/dev/null || die "cdi-generate failed"
-[ -e "$cdi/nvidia.yaml.cdikit" ] ||
-	skip "$GEN writes no facts file (the generator's facts; CDIKIT_TEST_GENERATE names one that does)"
+[ -e "$cdi/nvidia.yaml.cdikit" ] || die "cdi-generate wrote no facts file beside the spec"
 gpu_probe "$tmp/probe"
 glibc_rootfs "$tmp/rootfs" "$tmp/probe"
 
