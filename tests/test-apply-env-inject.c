@@ -150,11 +150,21 @@ static bool has_node(const json_t *oci, const char *path)
 
 static const char *const gpu0[] = { "nvidia.com/gpu=0" };
 
+/* A new config the devices went into, with NVIDIA_DRIVER_CAPABILITIES=caps. */
+static json_t *with_caps(const char *const *devices, size_t n, size_t n_named, const char *caps)
+{
+	json_t *oci = new_config();
+	char var[64];
+
+	snprintf(var, sizeof(var), "NVIDIA_DRIVER_CAPABILITIES=%s", caps);
+	cr_assert_eq(inject(oci, devices, n, n_named, NULL, var, NULL), 0, "%s", caps);
+	return oci;
+}
+
 Test(inject, environment_devices_get_their_capabilities_files)
 {
-	_cleanup_json_ json_t *oci = new_config();
+	_cleanup_json_ json_t *oci = with_caps(gpu0, 1, 0, "utility");
 
-	cr_assert_eq(inject(oci, gpu0, 1, 0, NULL, "NVIDIA_DRIVER_CAPABILITIES=utility", NULL), 0);
 	cr_assert(mounted(oci, "/usr/lib/libnvidia-ml.so.1"));
 	cr_assert_not(mounted(oci, "/usr/lib/libcuda.so.1"));
 	cr_assert(mounted(oci, "/lib/firmware/nvidia/gsp.bin"), "unrecorded files always go");
@@ -175,16 +185,14 @@ Test(inject, default_capabilities_are_utility_and_compute)
 
 Test(inject, named_devices_get_every_file)
 {
-	_cleanup_json_ json_t *oci = new_config();
+	_cleanup_json_ json_t *oci = with_caps(gpu0, 1, 1, "utility");
 	const char *const mixed[] = { "nvidia.com/gpu=1", "nvidia.com/gpu=0" };
 
-	cr_assert_eq(inject(oci, gpu0, 1, 1, NULL, "NVIDIA_DRIVER_CAPABILITIES=utility", NULL), 0);
 	cr_assert(mounted(oci, "/usr/lib/libcuda.so.1"));
 	json_decref(oci);
 
 	/* A named device shares its spec's edits with an environment one: they stay whole. */
-	oci = new_config();
-	cr_assert_eq(inject(oci, mixed, 2, 1, NULL, "NVIDIA_DRIVER_CAPABILITIES=utility", NULL), 0);
+	oci = with_caps(mixed, 2, 1, "utility");
 	cr_assert(mounted(oci, "/usr/lib/libcuda.so.1"));
 	cr_assert(has_node(oci, "/dev/nvidia0"));
 	cr_assert(has_node(oci, "/dev/nvidia1"));
@@ -288,13 +296,12 @@ Test(inject, mig_admin_refused_unprivileged)
 
 Test(inject, mps_directory_under_the_host_root)
 {
-	_cleanup_json_ json_t *oci = new_config();
+	_cleanup_json_ json_t *oci = NULL;
 
 	sh("mkdir -p '%s/tmp/nvidia-mps'", host);
-	cr_assert_eq(inject(oci, gpu0, 1, 0, NULL, "NVIDIA_DRIVER_CAPABILITIES=compute", NULL), 0);
+	oci = with_caps(gpu0, 1, 0, "compute");
 	cr_assert(mounted(oci, "/tmp/nvidia-mps"));
 	json_decref(oci);
-	oci = new_config();
-	cr_assert_eq(inject(oci, gpu0, 1, 0, NULL, "NVIDIA_DRIVER_CAPABILITIES=utility", NULL), 0);
+	oci = with_caps(gpu0, 1, 0, "utility");
 	cr_assert_not(mounted(oci, "/tmp/nvidia-mps"));
 }
