@@ -28,6 +28,8 @@
 #include "bundle_config.h"
 #include "bundle_ldcache.h"
 #include "cli.h"
+#include "container_env.h"
+#include "env_inject.h"
 #include "json_arena.h"
 #include "macro.h"
 #include "problem.h"
@@ -54,8 +56,10 @@ static const char usage_text[] =
 	"                          annotations\n"
 	"      --from-env          also inject the GPUs NVIDIA_VISIBLE_DEVICES in process.env asks\n"
 	"                          for (all, 0,1, 0:1, GPU-/MIG- UUIDs as nvidia.com/gpu=...;\n"
-	"                          none and void ask for nothing); with --from-annotations only\n"
-	"                          when the annotations name no device\n"
+	"                          none and void ask for nothing), as its other NVIDIA_*\n"
+	"                          variables decide (requirements, driver capabilities, MIG\n"
+	"                          administration, MPS); with --from-annotations only when the\n"
+	"                          annotations name no device\n"
 	"      --ldcache[=ROOTFS]  after injecting, give the container a linker cache that lists\n"
 	"                          the injected libraries first (and the image's newer CUDA\n"
 	"                          compat libraries before them); ROOTFS defaults to the\n"
@@ -389,6 +393,7 @@ static int cmd_list(const struct args *a)
 struct requests {
 	const char **v;
 	size_t n, cap;
+	size_t n_named; /* the first n_named are exact CDI names; the rest came from the env */
 	struct cdi_strmap seen;
 };
 
@@ -417,8 +422,9 @@ static int request(struct requests *q, const char *name, bool always)
  * devices the config asks for follow, without the ones already requested. from_ann and
  * from_env keep the names the requests borrow.
  */
-static int collect_requests(const struct args *a, const json_t *oci, const char *label,
-			    struct requests *q, char ***from_ann, char ***from_env)
+static int collect_requests(const struct args *a, const json_t *oci,
+			    const struct container_env *env, const char *label, struct requests *q,
+			    char ***from_ann, char ***from_env)
 {
 	struct cdi_error err = CDI_ERROR_INIT;
 	size_t n_ann = 0;
@@ -436,8 +442,9 @@ static int collect_requests(const struct args *a, const json_t *oci, const char 
 		for (char **d = *from_ann; r == 0 && d && *d; d++)
 			r = request(q, *d, false);
 	}
+	q->n_named = q->n;
 	if (r == 0 && a->from_env && n_ann == 0) {
-		r = cdi_visible_devices(oci, from_env, NULL, &err);
+		r = container_env_visible_device_names(env, from_env, NULL, &err);
 		if (r < 0)
 			print_problems(&err, "", NULL);
 		for (char **d = *from_env; r == 0 && d && *d; d++)
@@ -459,9 +466,10 @@ static struct {
 	json_t *volatile oci;
 } kept_at_exit;
 
-/* Resolve and merge the requests into oci; problems printed. */
-static int inject(const struct args *a, json_t *oci, const struct requests *q, const char *label,
-		  cdi_registry **ret_reg)
+/* Resolve and merge the requests into oci, those from the env as its NVIDIA_* variables
+ * decide; problems printed. */
+static int inject(const struct args *a, json_t *oci, const struct container_env *env,
+		  const struct requests *q, const char *label, cdi_registry **ret_reg)
 {
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
 	struct cdi_error err = CDI_ERROR_INIT;
@@ -471,7 +479,7 @@ static int inject(const struct args *a, json_t *oci, const struct requests *q, c
 	if (r < 0)
 		return r;
 	print_registry_warnings(reg);
-	r = cdi_registry_inject(reg, oci, q->v, q->n, NULL, &err);
+	r = env_inject(reg, oci, env, q->v, q->n, q->n_named, NULL, &err);
 	if (r < 0) {
 		print_problems(&err, "", label);
 		/* Spec files that failed to load are the usual reason a device is missing. */
@@ -487,6 +495,7 @@ static int cmd_inject(const struct args *a)
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
 	_cleanup_strv_free_ char **from_ann = NULL, **from_env = NULL;
 	struct requests q __attribute__((cleanup(requests_done))) = { 0 };
+	struct container_env env __attribute__((cleanup(container_env_done))) = { 0 };
 	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
 	_cleanup_free_ char *out = NULL;
 	_cleanup_json_ json_t *oci = NULL;
@@ -503,11 +512,16 @@ static int cmd_inject(const struct args *a)
 		cdi_error_reset(&err);
 		return EXIT_PROBLEM;
 	}
-	if (collect_requests(a, oci, label, &q, &from_ann, &from_env) < 0)
+	if (container_env_read(oci, &env, &err) < 0) {
+		cli_print_problems(&err, "");
+		cdi_error_reset(&err);
+		return EXIT_PROBLEM;
+	}
+	if (collect_requests(a, oci, &env, label, &q, &from_ann, &from_env) < 0)
 		return EXIT_PROBLEM;
 	if (q.n == 0 && output == config)
 		return 0; /* nothing asked for, nothing to rewrite */
-	if (q.n > 0 && inject(a, oci, &q, label, &reg) < 0)
+	if (q.n > 0 && inject(a, oci, &env, &q, label, &reg) < 0)
 		return EXIT_PROBLEM;
 	cli_info("%s: %zu CDI device%s merged", label, q.n, q.n == 1 ? "" : "s");
 

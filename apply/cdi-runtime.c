@@ -24,7 +24,10 @@
 #include "bundle_config.h"
 #include "bundle_ldcache.h"
 #include "cli.h"
+#include "container_env.h"
 #include "device_requests.h"
+#include "env_inject.h"
+#include "env_trust.h"
 #include "json_arena.h"
 #include "macro.h"
 #include "mig_expand.h"
@@ -42,8 +45,10 @@ static const char usage_text[] =
 	"\n"
 	"Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
 	"its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
-	"GPU in MIG mode gives all its MIG devices). The prestart hook Docker adds for --gpus is\n"
-	"always removed. On any problem the container is not created and config.json is unchanged.\n"
+	"GPU in MIG mode gives all its MIG devices), as the other NVIDIA_* variables decide\n"
+	"(requirements, driver capabilities, MIG administration, MPS). The prestart hook Docker\n"
+	"adds for --gpus is always removed. On any problem the container is not created and\n"
+	"config.json is unchanged.\n"
 	"\n"
 	"  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
 	"                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
@@ -53,7 +58,8 @@ static const char usage_text[] =
 	"  -v, --version        show the version, then the low-level runtime's\n"
 	"\n"
 	"Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
-	"file): runtime, spec-dirs, log-level. A flag beats the environment, which beats the file.\n"
+	"file): runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged,\n"
+	"mps-pipe-directory, host-root. A flag beats the environment, which beats the file.\n"
 	"runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
 	"on; with --log, problems are also written to that file in runc's format.\n";
 
@@ -147,15 +153,29 @@ static int bundle_post_inject(struct runtime *rt, const char *bundle, json_t *oc
 }
 
 /* "NVIDIA_VISIBLE_DEVICES=0,1: " or "annotations: ", to say where a bad request came from. */
-static char *request_context(const json_t *oci, const struct device_requests *req)
+static char *request_context(const struct device_requests *req)
 {
 	char *s = NULL;
 
 	if (req->source == DEVICE_REQUEST_ANNOTATIONS)
 		s = strdup("cdi.k8s.io annotations: ");
-	else if (asprintf(&s, "NVIDIA_VISIBLE_DEVICES=%s: ", cdi_visible_devices_value(oci)) < 0)
+	else if (asprintf(&s, "NVIDIA_VISIBLE_DEVICES=%s: ", req->visible_devices) < 0)
 		s = NULL;
 	return s;
+}
+
+/* Problems that name a variable, a file or a field say where they come from themselves. */
+static void say_request_problems(struct runtime *rt, const struct cdi_error *err,
+				 const char *context)
+{
+	for (size_t i = 0; err && i < cdi_error_count(err); i++) {
+		const cdi_problem *p = cdi_error_problem(err, i);
+		const char *text = cdi_problem_text(p);
+		bool own = cdi_problem_file(p) || cdi_problem_field(p);
+
+		say(rt, RUNTIME_LOG_ERROR, "%s%s", own ? "" : context,
+		    text ? text : "unknown problem");
+	}
 }
 
 /*
@@ -168,11 +188,20 @@ static struct {
 	json_t *volatile oci;
 } kept_for_exec;
 
-/* The devices asked for, resolved and merged into oci (all or nothing). */
-static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
+/*
+ * The devices asked for, resolved and merged into oci (all or nothing). Those the container's
+ * environment selected get what its NVIDIA_* variables decide (env_inject.h); annotations name
+ * exact CDI devices, which get every file, as a native CDI consumer gives them.
+ */
+static int inject(struct runtime *rt, json_t *oci, const struct container_env *env,
+		  struct device_requests *req)
 {
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
-	_cleanup_free_ char *context = request_context(oci, req);
+	_cleanup_free_ char *context = request_context(req);
+	const struct env_inject_options opts = {
+		.host_root = rt->set.host_root,
+		.mps_pipe_dir = rt->set.mps_pipe_dir,
+	};
 	struct cdi_error err = { 0 };
 	int r;
 
@@ -181,13 +210,13 @@ static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
 	if (r == 0)
 		r = mig_expand(reg, req, &err);
 	if (r == 0)
-		r = cdi_registry_inject(reg, oci, (const char *const *)req->devices, req->n, NULL,
-					&err);
+		r = env_inject(reg, oci, env, (const char *const *)req->devices, req->n,
+			       req->source == DEVICE_REQUEST_ENV ? 0 : req->n, &opts, &err);
 	if (r < 0) {
 		/* Specs that failed to load are the usual reason a device is missing; the
 		 * line naming the device comes last, where engines look for it. */
 		say_problems(rt, RUNTIME_LOG_WARNING, cdi_registry_errors(reg), "");
-		say_problems(rt, RUNTIME_LOG_ERROR, &err, context ? context : "");
+		say_request_problems(rt, &err, context ? context : "");
 		cdi_error_reset(&err);
 		return r;
 	}
@@ -197,11 +226,28 @@ static int inject(struct runtime *rt, json_t *oci, struct device_requests *req)
 	return 0;
 }
 
+/* NVIDIA_VISIBLE_DEVICES as it counts (a legacy image's unset one is "all"), or NULL when an
+ * unprivileged container's own is not trusted (runtime.conf, env_trust.h). */
+static const char *visible_devices(struct runtime *rt, const json_t *oci,
+				   const struct container_env *env, const char *label)
+{
+	const char *value = container_env_visible_devices(env);
+
+	if (!value || env_trust_visible_devices(oci, rt->set.accept_env_unprivileged))
+		return value;
+	say(rt, RUNTIME_LOG_INFO,
+	    "%s: NVIDIA_VISIBLE_DEVICES=%s ignored: the container is not privileged and " ENV_TRUST_SETTING
+	    " is false",
+	    label, value);
+	return NULL;
+}
+
 /* create/run: the devices into the bundle's config.json. 0 also when nothing was asked. */
 static int edit_bundle(struct runtime *rt)
 {
 	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
 	struct device_requests req __attribute__((cleanup(device_requests_done))) = { 0 };
+	struct container_env env __attribute__((cleanup(container_env_done))) = { 0 };
 	const char *bundle = rt->cl.bundle ? rt->cl.bundle : ".";
 	_cleanup_free_ char *label = NULL, *out = NULL;
 	_cleanup_close_ int dir_fd = -1;
@@ -224,7 +270,9 @@ static int edit_bundle(struct runtime *rt)
 	if (r == 0)
 		r = bundle_config_parse(&cfg, &oci, &err);
 	if (r == 0)
-		r = device_requests_take(oci, &req, &err);
+		r = container_env_read(oci, &env, &err);
+	if (r == 0)
+		r = device_requests_take(oci, visible_devices(rt, oci, &env, label), &req, &err);
 	if (r < 0) {
 		say_problems(rt, RUNTIME_LOG_ERROR, &err, "");
 		cdi_error_reset(&err);
@@ -236,7 +284,7 @@ static int edit_bundle(struct runtime *rt)
 		say(rt, RUNTIME_LOG_DEBUG, "%s: removed the %s prestart hook", label,
 		    LEGACY_HOOK_NAME);
 	if (req.n > 0) {
-		r = inject(rt, oci, &req);
+		r = inject(rt, oci, &env, &req);
 		if (r < 0)
 			return r;
 	}

@@ -68,10 +68,10 @@ static int none_request(struct device_requests *r)
 	return 0;
 }
 
-int device_requests_take(json_t *oci, struct device_requests *ret, struct cdi_error *err)
+int device_requests_take(json_t *oci, const char *env, struct device_requests *ret,
+			 struct cdi_error *err)
 {
 	struct device_requests r = { 0 };
-	const char *env;
 	int code;
 
 	code = cdi_annotations_parse(json_object_get(oci, "annotations"), &r.devices, &r.n, err);
@@ -81,7 +81,6 @@ int device_requests_take(json_t *oci, struct device_requests *ret, struct cdi_er
 		r.source = DEVICE_REQUEST_ANNOTATIONS;
 	} else {
 		cdi_strv_free(TAKE_PTR(r.devices));
-		env = cdi_visible_devices_value(oci);
 		if (env && strcmp(env, "none") == 0)
 			code = none_request(&r) < 0 ? cdi_fail(err, -ENOMEM, "out of memory") : 0;
 		else
@@ -91,6 +90,7 @@ int device_requests_take(json_t *oci, struct device_requests *ret, struct cdi_er
 			return code;
 		}
 		r.source = r.n ? DEVICE_REQUEST_ENV : DEVICE_REQUEST_NONE;
+		r.visible_devices = env;
 	}
 	r.n_legacy_hooks = legacy_hooks_remove(oci);
 	*ret = r;

@@ -30,16 +30,20 @@ struct device_requests {
 	size_t n;
 	enum device_request_source source;
 	size_t n_legacy_hooks; /* legacy prestart hooks taken out of the config */
+	const char *visible_devices; /* DEVICE_REQUEST_ENV: the value they came from (borrowed) */
 };
 
 /*
  * Take the requests out of oci: the cdi.k8s.io/ annotations if they name any device, else
- * NVIDIA_VISIBLE_DEVICES in process.env (unset, "", "void": nothing; "none": the none device;
- * other items as cdi_visible_devices_parse() reads them). Every legacy hook is removed from
+ * visible_devices, the value NVIDIA_VISIBLE_DEVICES of process.env counts as
+ * (container_env_visible_devices(); NULL when unset or not trusted, env_trust.h): NULL, "",
+ * "void": nothing; "none": the none device; other items as cdi_visible_devices_parse() reads
+ * them. It must outlive ret. Every legacy hook is removed from
  * oci whatever is asked for (with --gpus Docker sets the variable, which this reads; without
  * cdi-runtime the hook would fail the container, as it should). On error nothing is removed.
  */
-int device_requests_take(json_t *oci, struct device_requests *ret, struct cdi_error *err);
+int device_requests_take(json_t *oci, const char *visible_devices, struct device_requests *ret,
+			 struct cdi_error *err);
 
 void device_requests_done(struct device_requests *r);
 

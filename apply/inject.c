@@ -127,40 +127,42 @@ static size_t device_index(const cdi_spec *spec, const json_t *dev)
 	return n;
 }
 
-_public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *const *devices,
-				 size_t n_devices, const struct cdi_inject_options *opts,
-				 struct cdi_error *err)
+void cdi_edit_sources_done(struct cdi_edit_sources *s)
 {
-	_cleanup_free_ struct cdi_edit_source *src = NULL;
+	if (!s)
+		return;
+	free(s->v);
+	free(s->device);
+	free(s->fields);
+	*s = (struct cdi_edit_sources){ 0 };
+}
+
+int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *devices,
+			      size_t n_devices, struct cdi_edit_sources *ret,
+			      struct cdi_error *err)
+{
+	struct cdi_edit_sources out __attribute__((cleanup(cdi_edit_sources_done))) = { 0 };
 	_cleanup_free_ const cdi_spec **seen = NULL;
 	_cleanup_free_ bool *unresolved = NULL;
-	_cleanup_free_ char *fields = NULL;
-	size_t n_src = 0, n_seen = 0, n_unresolved = 0;
-	int r;
+	size_t n_seen = 0, n_unresolved = 0;
 
-	if (!reg || !oci)
-		return cdi_fail(err, -EINVAL, "can't inject devices, no registry or nil OCI Spec");
-	if (!json_is_object(oci))
-		return cdi_fail(err, -EINVAL, "can't inject devices, OCI Spec is not a JSON object");
-	if (n_devices == 0)
-		return 0;
-	if (!devices)
-		return cdi_fail(err, -EINVAL, "can't inject devices, no device list");
-	if (n_devices > SIZE_MAX / (2 * sizeof(*src) + 32))
+	if (n_devices > SIZE_MAX / (2 * sizeof(*out.v) + 32) - CDI_EDIT_SOURCES_EXTRA)
 		return cdi_fail(err, -E2BIG, "can't inject devices, too many devices");
 
-	src = calloc(2 * n_devices, sizeof(*src));
-	seen = calloc(n_devices, sizeof(*seen));
-	unresolved = calloc(n_devices, sizeof(*unresolved));
+	out.cap = 2 * n_devices + CDI_EDIT_SOURCES_EXTRA;
+	out.v = calloc(out.cap, sizeof(*out.v));
+	out.device = calloc(out.cap, sizeof(*out.device));
+	seen = calloc(n_devices + 1, sizeof(*seen));
+	unresolved = calloc(n_devices + 1, sizeof(*unresolved));
 	/* One field label per device: "devices[NNN].containerEdits". */
-	fields = malloc(n_devices * 48);
-	if (!src || !seen || !unresolved || !fields)
+	out.fields = malloc(n_devices * 48 + 1);
+	if (!out.v || !out.device || !seen || !unresolved || !out.fields)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 
 	for (size_t i = 0; i < n_devices; i++) {
 		const json_t *dev = NULL;
 		const cdi_spec *spec = devices[i] ? cdi_registry_lookup(reg, devices[i], &dev) : NULL;
-		char *field = fields + i * 48;
+		char *field = out.fields + i * 48;
 		bool known = false;
 
 		if (!spec || !dev) {
@@ -176,14 +178,16 @@ _public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *con
 			known = seen[k] == spec;
 		if (!known) {
 			seen[n_seen++] = spec;
-			src[n_src++] = (struct cdi_edit_source){
+			out.device[out.n] = i;
+			out.v[out.n++] = (struct cdi_edit_source){
 				.edits = json_object_get(cdi_spec_json(spec), "containerEdits"),
 				.file = cdi_spec_path(spec),
 				.field = "containerEdits",
 			};
 		}
 		snprintf(field, 48, "devices[%zu].containerEdits", device_index(spec, dev));
-		src[n_src++] = (struct cdi_edit_source){
+		out.device[out.n] = i;
+		out.v[out.n++] = (struct cdi_edit_source){
 			.edits = json_object_get(dev, "containerEdits"),
 			.file = cdi_spec_path(spec),
 			.field = field,
@@ -191,7 +195,29 @@ _public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *con
 	}
 	if (n_unresolved)
 		return report_unresolved(reg, devices, n_devices, unresolved, err);
+	*ret = out;
+	out = (struct cdi_edit_sources){ 0 };
+	return 0;
+}
 
-	r = cdi_apply_edit_sources(oci, src, n_src, opts, err);
+_public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *const *devices,
+				 size_t n_devices, const struct cdi_inject_options *opts,
+				 struct cdi_error *err)
+{
+	struct cdi_edit_sources src __attribute__((cleanup(cdi_edit_sources_done))) = { 0 };
+	int r;
+
+	if (!reg || !oci)
+		return cdi_fail(err, -EINVAL, "can't inject devices, no registry or nil OCI Spec");
+	if (!json_is_object(oci))
+		return cdi_fail(err, -EINVAL, "can't inject devices, OCI Spec is not a JSON object");
+	if (n_devices == 0)
+		return 0;
+	if (!devices)
+		return cdi_fail(err, -EINVAL, "can't inject devices, no device list");
+	r = cdi_registry_edit_sources(reg, devices, n_devices, &src, err);
+	if (r < 0)
+		return r;
+	r = cdi_apply_edit_sources(oci, src.v, src.n, opts, err);
 	return r < 0 ? r : 0;
 }

@@ -7,6 +7,9 @@
  *     runtime = crun                      # name on PATH, or a path
  *     spec-dirs = /etc/cdi:/var/run/cdi   # lowest priority first
  *     log-level = info                    # error, warning, info, debug
+ *     accept-nvidia-visible-devices-envvar-when-unprivileged = true
+ *     mps-pipe-directory = /tmp/nvidia-mps
+ *     host-root = /
  *
  * An unknown key, a bad value or a malformed line is an error naming the file and line: a
  * setting that silently does nothing is worse at 3 a.m. than a container that does not start.
@@ -19,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "bundle_config.h"
+#include "env_trust.h"
 #include "macro.h"
 #include "problem.h"
 #include "runtime_config.h"
@@ -37,6 +41,8 @@ void runtime_settings_done(struct runtime_settings *s)
 		return;
 	strv_free_n(s->spec_dirs, s->n_spec_dirs);
 	free(s->runtime);
+	free(s->mps_pipe_dir);
+	free(s->host_root);
 	free(s->config_path);
 	*s = (struct runtime_settings){ 0 };
 }
@@ -128,10 +134,27 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 		s->log_level = (enum runtime_log_level)i;
 		s->log_level_from = from;
 		return 0;
+	} else if (strcmp(key, ENV_TRUST_SETTING) == 0) {
+		struct cdi_error why = CDI_ERROR_INIT;
+
+		r = env_trust_setting_parse(value, &s->accept_env_unprivileged, &why);
+		cdi_error_reset(&why);
+		if (r < 0)
+			return cdi_problem_add(err, r, label, line, 0, NULL,
+					       ENV_TRUST_SETTING ": \"%s\" is not true or false",
+					       value);
+		return 0;
+	} else if (strcmp(key, "mps-pipe-directory") == 0 || strcmp(key, "host-root") == 0) {
+		if (value[0] != '/')
+			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+					       "%s: \"%s\" is not an absolute path", key, value);
+		r = set_string(key[0] == 'h' ? &s->host_root : &s->mps_pipe_dir, value);
 	} else {
-		return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
-				       "unknown setting \"%s\" (runtime, spec-dirs, log-level)",
-				       key);
+		return cdi_problem_add(
+			err, -EINVAL, label, line, 0, NULL,
+			"unknown setting \"%s\" (runtime, spec-dirs, log-level, " ENV_TRUST_SETTING
+			", mps-pipe-directory, host-root)",
+			key);
 	}
 	return r < 0 ? cdi_fail(err, r, "out of memory") : 0;
 }
@@ -235,6 +258,7 @@ int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_s
 {
 	struct runtime_settings s = {
 		.log_level = RUNTIME_LOG_WARNING,
+		.accept_env_unprivileged = ENV_TRUST_DEFAULT,
 		.spec_dirs_from = "default",
 		.runtime_from = "default",
 		.log_level_from = "default",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cdi-runtime's settings (internal to apply/): the low-level runtime, the spec directories and
- * the log level, each from the first of its command-line flag, its environment variable, the
+ * cdi-runtime's settings (internal to apply/): the low-level runtime, the spec directories,
+ * the log level and the container environment's settings, each from the first of its command-line flag, its environment variable, the
  * config file, the default.
  */
 #ifndef CDIKIT_APPLY_RUNTIME_CONFIG_H
@@ -31,6 +31,13 @@ struct runtime_settings {
 	size_t n_spec_dirs;
 	char *runtime; /* a name (looked up on PATH) or a path; NULL: runc, else crun, on PATH */
 	enum runtime_log_level log_level;
+	/* The container environment (environment.md): whether an unprivileged container's own
+	 * NVIDIA_VISIBLE_DEVICES is honoured (ENV_TRUST_SETTING), the host's MPS pipe directory
+	 * (NULL: /tmp/nvidia-mps) and the root host files are read under (NULL: "/"; a
+	 * simulated host in tests). */
+	bool accept_env_unprivileged;
+	char *mps_pipe_dir;
+	char *host_root;
 	/* Where each came from ("--cdi-spec-dir", "CDIKIT_SPEC_DIRS", the file, "default"),
 	 * for debug logs and messages. Static strings or the settings' config_path. */
 	const char *spec_dirs_from, *runtime_from, *log_level_from;

@@ -20,6 +20,8 @@ command -v "$CC" >/dev/null 2>&1 || skip "no C compiler"
 for f in cdi-apply cdi-runtime; do [ -x "$B/$f" ] || die "$B/$f not built"; done
 
 tmp=$(mktemp -d /tmp/cdikit-bundle-links.XXXXXX)
+: >"$tmp/runtime.conf" # cdi-runtime never reads the machine's /etc/cdikit/runtime.conf
+export CDIKIT_CONFIG=$tmp/runtime.conf
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 user=12345:23456

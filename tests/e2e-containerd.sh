@@ -55,6 +55,7 @@ cat >"$tmp/runtime.conf" <<EOF
 # cdi-runtime's settings for this test (CDIKIT_CONFIG)
 spec-dirs = "$cdi"
 runtime = runc
+host-root = "$host"
 EOF
 cat >"$tmp/containerd.toml" <<EOF
 version = 2

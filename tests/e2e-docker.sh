@@ -51,6 +51,9 @@ BDIR=$(realpath "$B")
 gpu_setup
 
 sock=$tmp/docker.sock
+# cdi-runtime's settings (CDIKIT_CONFIG, passed on through containerd and its shim): never the
+# machine's /etc/cdikit/runtime.conf; host files under the simulated host.
+printf 'host-root = "%s"\n' "$host" >"$tmp/runtime.conf"
 cat >"$tmp/daemon.json" <<EOF
 {
   "runtimes": {
@@ -58,7 +61,7 @@ cat >"$tmp/daemon.json" <<EOF
   }
 }
 EOF
-PATH=$BDIR:$PATH dockerd --config-file "$tmp/daemon.json" --data-root "$tmp/data" \
+CDIKIT_CONFIG=$tmp/runtime.conf PATH=$BDIR:$PATH dockerd --config-file "$tmp/daemon.json" --data-root "$tmp/data" \
 	--exec-root "$tmp/exec" -H "unix://$sock" --pidfile "$tmp/docker.pid" \
 	--iptables=false --bridge=none >"$tmp/dockerd.log" 2>&1 &
 dockerd_pid=$!

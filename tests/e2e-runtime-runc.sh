@@ -48,6 +48,10 @@ HOOK=$(realpath "$B/nvidia-container-runtime-hook")
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
 gpu_setup
+# cdi-runtime's settings: never the machine's /etc/cdikit/runtime.conf; host files (the driver's
+# /proc, /dev/nvidia-caps, the MPS directory) under the simulated host.
+export CDIKIT_CONFIG=$tmp/runtime.conf
+printf 'host-root = "%s"\n' "$host" >"$CDIKIT_CONFIG"
 
 nodes='["/dev/nvidia0","/dev/nvidia1","/dev/nvidia2","/dev/nvidia5","/dev/nvidiactl","/dev/nvidia-uvm",
 	"/dev/nvidia-caps/nvidia-cap336","/dev/nvidia-caps/nvidia-cap391","/dev/nvidia-caps/nvidia-cap687"]'

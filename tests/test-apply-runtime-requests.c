@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "../apply/device_requests.h"
+#include "../apply/visible_devices.h"
 #include "lib/testlib.h"
 
 /* Take the requests; want: the expected names, NULL-terminated. */
@@ -22,7 +23,7 @@ static struct device_requests take(json_t *oci, enum device_request_source sourc
 	size_t i = 0;
 	va_list ap;
 
-	cr_assert_eq(device_requests_take(oci, &r, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(r.source, source, "source %d, want %d", r.source, source);
 	va_start(ap, source);
 	while ((want = va_arg(ap, const char *))) {
@@ -126,7 +127,7 @@ Test(requests, bad_annotation_is_an_error_and_changes_nothing)
 	struct device_requests r;
 	struct cdi_error err = { 0 };
 
-	cr_assert_eq(device_requests_take(oci, &r, &err), -EINVAL);
+	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), -EINVAL);
 	cr_assert_str_eq(cdi_error_message(&err), "invalid CDI device name \"not-qualified\"");
 	assert_json_eq(oci, before);
 	cdi_error_reset(&err);
