@@ -175,6 +175,7 @@ memcheck: all $(TESTS) $(FIXTURES)
 
 bench: all $(FIXTURES)
 	B=$(B) tests/bench/run
+	B=$(B) tests/bench/runtime || [ $$? -eq 77 ]
 	B=$(B) tests/bench/container-start || [ $$? -eq 77 ]
 .PHONY: bench
 
