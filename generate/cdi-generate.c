@@ -84,6 +84,9 @@ static void usage(void)
 	      "                        /lib/modules/RELEASE under the driver root)\n"
 	      "  --dry-run             with --load-modules/--create-device-nodes: say what they\n"
 	      "                        would load and make, change nothing, write no spec\n"
+	      "  --no-additional-gids  leave out the groups of device nodes only a group may use\n"
+	      "                        (DRI nodes, root:video/render 0660) and so keep cdiVersion\n"
+	      "                        0.5.0: podman before 5 cannot load a 0.7.0 spec\n"
 	      "  -q, --quiet           errors only\n"
 	      "  -v, --verbose         say more\n"
 	      "  -h, --help            this text\n"
@@ -116,6 +119,7 @@ enum {
 	OPT_CREATE_NODES,
 	OPT_MODULES_DIR,
 	OPT_DRY_RUN,
+	OPT_NO_GIDS,
 };
 
 static const struct option options[] = {
@@ -140,6 +144,7 @@ static const struct option options[] = {
 	{ "create-device-nodes", no_argument, NULL, OPT_CREATE_NODES },
 	{ "modules-dir", required_argument, NULL, OPT_MODULES_DIR },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "no-additional-gids", no_argument, NULL, OPT_NO_GIDS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -186,6 +191,7 @@ static bool *flag_of(int c, struct args *a)
 		{ OPT_LOAD_MODULES, &a->boot.load_modules },
 		{ OPT_CREATE_NODES, &a->boot.create_nodes },
 		{ OPT_DRY_RUN, &a->boot.dry_run },
+		{ OPT_NO_GIDS, &a->spec.no_additional_gids },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(flags); i++)
