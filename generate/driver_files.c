@@ -52,6 +52,7 @@
 #include "arch.h"
 #include "dir_list.h"
 #include "discover.h"
+#include "host_file.h"
 #include "lib_search.h"
 #include "macro.h"
 #include "problem.h"
@@ -283,19 +284,79 @@ static int add_matching(struct discovery *d, enum inv_file_kind kind, enum drv_c
 	return r < 0 ? r : 0;
 }
 
-static int add_firmware(struct discovery *d)
+#define FIRMWARE_CLASS_PATH "/sys/module/firmware_class/parameters/path"
+#define KERNEL_RELEASE "/proc/sys/kernel/osrelease"
+
+/*
+ * A one-line host file (sysfs, /proc) without its newline into buf; "" when it is missing, too
+ * long or not a plain line.
+ */
+static int read_line(struct discovery *d, const char *path, char *buf, size_t size)
 {
-	static const char *const bases[] = { "/lib/firmware/nvidia", "/usr/lib/firmware/nvidia" };
-	char dir[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	struct cdi_error perr = { 0 };
+	size_t len = 0;
 	int r;
 
-	/* GSP firmware is the kernel module's: no capability, every selection gets it. */
-	for (size_t b = 0; b < ELEMENTSOF(bases); b++) {
-		snprintf(dir, sizeof(dir), "%s/%s", bases[b], d->inv->driver_version);
+	buf[0] = '\0';
+	r = host_file_read(d->host->root, path, 4096, HOST_FILE_OPTIONAL, &text, &len, &perr);
+	cdi_error_reset(&perr);
+	if (r == -ENOMEM)
+		return oom(d);
+	if (r < 0)
+		return 0;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	if (len < size && strlen(text) == len && !strchr(text, '\n'))
+		memcpy(buf, text, len + 1);
+	return 0;
+}
+
+/*
+ * GSP firmware where the kernel's firmware loader looks, in its order (nvidia-ctk's too): the
+ * firmware_class.path parameter, then updates/<release>, updates/, <release>/ and the base of
+ * /lib/firmware (and /usr/lib/firmware). Each file is mounted at its own path.
+ */
+static int add_firmware(struct discovery *d)
+{
+	static const char *const bases[] = { "/lib/firmware", "/usr/lib/firmware" };
+	static const struct {
+		const char *sub;
+		bool per_release; /* followed by the kernel release */
+	} subdirs[] = {
+		{ "/updates/", true }, { "/updates", false }, { "/", true }, { "", false }
+	};
+	char custom[PATH_MAX], release[128], dir[PATH_MAX * 2];
+	int r;
+
+	r = read_line(d, FIRMWARE_CLASS_PATH, custom, sizeof(custom));
+	if (r >= 0)
+		r = read_line(d, KERNEL_RELEASE, release, sizeof(release));
+	if (r < 0)
+		return r;
+	/* Only a clean absolute directory: the parameter is the host's, not ours to normalise. */
+	if (custom[0] == '/' && !strstr(custom, "/..") && !strstr(custom, "/./")) {
+		snprintf(dir, sizeof(dir), "%s/nvidia/%s", custom, d->inv->driver_version);
 		r = add_matching(d, INV_FIRMWARE, DRV_CAP_UNKNOWN, dir, "gsp*.bin", NULL);
 		if (r < 0)
 			return r;
 	}
+	/* A release with a '/' would leave the firmware tree: not one the kernel would have. */
+	if (strchr(release, '/'))
+		release[0] = '\0';
+	/* GSP firmware is the kernel module's: no capability, every selection gets it. */
+	for (size_t i = 0; i < ELEMENTSOF(subdirs); i++)
+		for (size_t b = 0; b < ELEMENTSOF(bases); b++) {
+			bool per_release = subdirs[i].per_release;
+
+			if (per_release && !*release)
+				continue;
+			snprintf(dir, sizeof(dir), "%s%s%s/nvidia/%s", bases[b], subdirs[i].sub,
+				 per_release ? release : "", d->inv->driver_version);
+			r = add_matching(d, INV_FIRMWARE, DRV_CAP_UNKNOWN, dir, "gsp*.bin", NULL);
+			if (r < 0)
+				return r;
+		}
 	return 0;
 }
 
