@@ -31,10 +31,11 @@
  * - Libraries that are loaded from a directory of their own rather than by
  *   the linker get their names there: vdpau/ (libvdpau), gbm/ (Mesa's GBM:
  *   nvidia-drm_gbm.so = libnvidia-allocator).
- * - Not mounted: the Xorg modules (nvidia_drv.so, libglxserver_nvidia.so;
- *   a display server in a container is out of scope), the EGL application
- *   profile nvidia-ctk writes per container, and a $CUDA_MPS_PIPE_DIRECTORY
- *   other than /tmp/nvidia-mps (the environment at boot is not the users').
+ * - The Xorg modules (nvidia_drv.so, libglxserver_nvidia.so.<ver> and its .so
+ *   name) are mounted at their host paths under the display capability, for
+ *   an X server in the container; its configuration is the image's.
+ * - Not mounted: a $CUDA_MPS_PIPE_DIRECTORY other than /tmp/nvidia-mps (the
+ *   environment at boot is not the users').
  * - A soname that is not the library's own name (libnvidia-foo.so.<ver>
  *   claiming libc.so.6) is not mounted: it would shadow the image's library.
  */
@@ -360,6 +361,42 @@ static int add_firmware(struct discovery *d)
 	return 0;
 }
 
+/*
+ * The Xorg driver and GLX server module, where X servers look for modules (nvidia-ctk's list:
+ * the modules dirs of /usr/lib and /usr/lib64 with their updates/, Debian's nvidia/xorg, X11R6),
+ * each at its own path; the GLX module also under the .so name Xorg loads it by.
+ */
+static int add_xorg_modules(struct discovery *d)
+{
+	static const char *const moddirs[] = { "/usr/lib/xorg/modules", "/usr/lib64/xorg/modules",
+					       "/usr/lib/xorg/modules/updates",
+					       "/usr/lib64/xorg/modules/updates",
+					       "/usr/X11R6/lib/modules" };
+	char dir[PATH_MAX], glx[128];
+	int r = 0;
+
+	snprintf(glx, sizeof(glx), "libglxserver_nvidia.so.%s", d->inv->driver_version);
+	for (size_t i = 0; r >= 0 && i <= ELEMENTSOF(moddirs); i++) {
+		size_t before;
+
+		if (i == ELEMENTSOF(moddirs))
+			snprintf(dir, sizeof(dir), "/usr/lib/%s/nvidia/xorg",
+				 arch_native.multiarch);
+		else
+			snprintf(dir, sizeof(dir), "%s/drivers", moddirs[i]);
+		r = add_matching(d, INV_LIBRARY, DRV_CAP_DISPLAY, dir, "nvidia_drv.so", NULL);
+		if (r >= 0 && i < ELEMENTSOF(moddirs))
+			snprintf(dir, sizeof(dir), "%s/extensions", moddirs[i]);
+		before = d->inv->n_files;
+		if (r >= 0)
+			r = add_matching(d, INV_LIBRARY, DRV_CAP_DISPLAY, dir, glx, NULL);
+		if (r >= 0 && d->inv->n_files > before)
+			r = inv_file_add_path(&d->inv->files[before], dir,
+					      "/libglxserver_nvidia.so", "", d->err);
+	}
+	return r;
+}
+
 static int add_ipc(struct discovery *d)
 {
 	static const struct {
@@ -452,6 +489,8 @@ int discover_driver_files(struct discovery *d)
 	r = add_libraries(d);
 	if (r >= 0)
 		r = add_binaries(d);
+	if (r >= 0)
+		r = add_xorg_modules(d);
 	if (r >= 0)
 		r = add_firmware(d);
 	if (r >= 0)
