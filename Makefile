@@ -162,6 +162,8 @@ $(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
 include mk/install.mk
 # The Kubernetes DaemonSet's process.
 include mk/deploy.mk
+# The EGL application profile of each GPU minor, which GPU devices mount.
+include mk/app_profiles.mk
 
 check: all $(TESTS) $(FIXTURES)
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)

@@ -30,8 +30,10 @@ bool inv_node_needs_group(const struct inv_node *node)
 
 void gpu_devices_free(struct gpu_device *gpus, size_t n)
 {
-	for (size_t i = 0; gpus && i < n; i++)
+	for (size_t i = 0; gpus && i < n; i++) {
 		free(gpus[i].migs);
+		free(gpus[i].app_profile);
+	}
 	free(gpus);
 }
 

@@ -71,7 +71,15 @@ struct gpu_device {
 	 * ones nvidia-drm registered for it; none when nvidia-drm is not loaded. */
 	size_t drm[GPU_MAX_DRM];
 	size_t n_drm;
+	/* The host path of its EGL application profile (EGLVisibleDGPUDevices = 1 << minor),
+	 * mounted at APP_PROFILE_PATH in its device; NULL when the host has none. */
+	char *app_profile;
 };
+
+/* Where NVIDIA's EGL and Vulkan drivers read a container's profile (nvidia-ctk's hook writes it
+ * there), and the minors its bitmask can name. */
+#define APP_PROFILE_PATH "/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf"
+#define APP_PROFILE_MAX_MINOR 64u
 
 enum node_role {
 	NODE_CONTROL, /* nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset */

@@ -262,6 +262,24 @@ static int entry_add(struct build *b, const char *name, json_t *edits)
 	return 0;
 }
 
+/*
+ * A full GPU's EGL application profile (app_profile.c) at the path NVIDIA's EGL reads, so that
+ * EGL and Vulkan see only this GPU; a MIG device has no graphics engine and gets none, and "all"
+ * needs none (every GPU visible is the driver's default).
+ */
+static int app_profile_mount(struct build *b, const struct gpu_device *gpu, json_t *edits)
+{
+	json_t *opts = spec_mount_options(false);
+
+	if (!opts || set_new(edits, "mounts",
+			     json_pack("[{s:s,s:s,s:o}]", "hostPath", gpu->app_profile,
+				       "containerPath", APP_PROFILE_PATH, "options", opts)) < 0)
+		return oom(b);
+	if (b->caps && json_object_set_new(b->caps, APP_PROFILE_PATH, json_string("graphics")) < 0)
+		return oom(b);
+	return 0;
+}
+
 /* A full GPU (mig NULL) or MIG device under every strategy, with its nodes. */
 static int device_entries(struct build *b, const struct gpu_device *gpu,
 			  const struct mig_device *mig)
@@ -279,6 +297,8 @@ static int device_entries(struct build *b, const struct gpu_device *gpu,
 		for (size_t i = 0; i < gpu->n_drm && i < GPU_MAX_DRM; i++)
 			nodes[n_nodes++] = gpu->drm[i];
 	r = node_edits(b, nodes, n_nodes, &edits);
+	if (r >= 0 && !mig && gpu->app_profile)
+		r = app_profile_mount(b, gpu, edits);
 	if (r < 0)
 		return r;
 	for (size_t i = 0; i < n_nodes; i++)

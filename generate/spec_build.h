@@ -69,4 +69,7 @@ void spec_result_clear(struct spec_result *res);
 int spec_mounts(const struct inventory *inv, json_t **ret_mounts, json_t *caps,
 		struct cdi_error *err);
 
+/* A mount's options: a file's (read-only) or an IPC socket's (writable, noexec); NULL on OOM. */
+json_t *spec_mount_options(bool ipc);
+
 #endif

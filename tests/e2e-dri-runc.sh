@@ -8,7 +8,9 @@
 #     made without a symlink hook;
 #   - the render node's group is the host's render group, and the process has the video and
 #     render groups (the spec's additionalGids), so it may open them as on the host;
-#   - GPU 1's DRI nodes, and simpledrm's card0, are absent.
+#   - GPU 1's DRI nodes, and simpledrm's card0, are absent;
+#   - EGL's application profile limits it to GPU 0 (EGLVisibleDGPUDevices 0x1), as nvidia-ctk's
+#     update-application-profile hook would have written it.
 #
 # Needs root (mknod for the simulated host, runc run), runc, jq, a C compiler; else exit 77.
 set -u
@@ -40,12 +42,17 @@ host=$tmp/host
 tests/simhost/make-host --topology workstation --mock-dir "$B/tests/mock-nvml" --out "$host" \
 	>"$tmp/make-host.log" 2>&1 || die "make-host: $(tail -n 3 "$tmp/make-host.log")"
 [ ! -e "$host/.simhost-no-devnodes" ] || skip "the simulated host has no real device nodes"
+# cdikit installed on that host: the EGL application profiles its GPU devices mount.
+[ -f "$B/share/cdikit/application-profiles/gpu0.conf" ] || die "$B/share/cdikit/application-profiles not built"
+mkdir -p "$host/usr/share/cdikit" && cp -r "$B/share/cdikit/application-profiles" "$host/usr/share/cdikit/" ||
+	die "cannot install the application profiles on the host"
 mkdir -p "$tmp/cdi"
 "$B/cdi-generate" -q --root "$host" --output "$tmp/cdi/nvidia.yaml" || die "cdi-generate failed"
 grep -q '^cdiVersion: "0.7.0"$' "$tmp/cdi/nvidia.yaml" || die "the spec is not 0.7.0 (additionalGids)"
 
 cat >"$tmp/probe.c" <<'EOF'
-/* Reports what the container sees: device nodes with numbers and group, the process's groups. */
+/* Reports what the container sees: device nodes with numbers and group, the process's groups,
+ * the EGL application profile. */
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +65,15 @@ int main(int argc, char **argv)
 	gid_t groups[64];
 	int n = getgroups(64, groups);
 
+	char profile[512];
+	FILE *f = fopen("/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf", "r");
+
+	if (f && fgets(profile, sizeof(profile), f))
+		printf("profile %s", profile);
+	else
+		printf("profile missing\n");
+	if (f)
+		fclose(f);
 	printf("uid %u\n", (unsigned)getuid());
 	for (int i = 0; i < n; i++)
 		printf("group %u\n", (unsigned)groups[i]);
@@ -122,9 +138,10 @@ want=(
 	"node /dev/dri/renderD129 missing"
 	"node /dev/dri/by-path/pci-0000:65:00.0-render missing"
 	"node /dev/dri/card0 missing"
+	'profile {"profiles":[{"name":"_container_","settings":["EGLVisibleDGPUDevices",0x1]}],"rules":[{"pattern":[],"profile":"_container_"}]}'
 )
 for w in "${want[@]}"; do
 	grep -qxF "$w" "$tmp/run.out" || die "expected inside the container: $w"
 done
 grep -qE '^node /dev/nvidia0 c 195:0 ' "$tmp/run.out" || die "expected inside the container: /dev/nvidia0"
-echo "e2e-dri-runc: GPU 0's card1, renderD128 and their by-path names inside with the host's numbers and groups; the user has video and render; GPU 1's and card0 absent"
+echo "e2e-dri-runc: GPU 0's card1, renderD128 and their by-path names inside with the host's numbers and groups; the user has video and render; GPU 1's and card0 absent; EGL limited to GPU 0"

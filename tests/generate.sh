@@ -94,6 +94,10 @@ golden dgx-mig-management "$tmp/dgx-mig" --mode management
 golden dgx-mig-procfs "$tmp/dgx-mig" --mode procfs
 golden dgx-mig-type-index "$tmp/dgx-mig" --device-name-strategy type-index --device-id 0 \
 	--device-id 2:1 --device-id MIG-6fb165d3-40e2-09d6-0842-2ce49eb98495
+# cdikit installed on the workstation: its EGL application profiles (mk/app_profiles.mk).
+[ -f "$B/share/cdikit/application-profiles/gpu0.conf" ] || die "$B/share/cdikit/application-profiles not built"
+mkdir -p "$tmp/workstation/usr/share/cdikit"
+cp -r "$B/share/cdikit/application-profiles" "$tmp/workstation/usr/share/cdikit/"
 golden workstation "$tmp/workstation"
 golden workstation-no-gids "$tmp/workstation" --no-additional-gids
 
@@ -154,6 +158,11 @@ assert dev["0"]["additionalGids"] == [44, 105], dev["0"]
 assert set(paths(dev["all"])) == set(paths(dev["0"]) + paths(dev["1"])) and dev["all"]["additionalGids"] == [44, 105]
 assert "additionalGids" not in spec["containerEdits"] and "additionalGids" not in dev["none"]
 assert "/dev/dri/card0" not in paths(dev["all"]), "simpledrm's card0 taken"
+profile = "/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf"
+for name, minor in (("0", 0), ("1", 1)):
+    assert [(m["hostPath"].split("/usr/share/cdikit/")[1], m["containerPath"]) for m in dev[name]["mounts"]] == \
+        [("application-profiles/gpu%d.conf" % minor, profile)], dev[name]["mounts"]
+assert "mounts" not in dev["all"] and "mounts" not in dev["none"]
 mounts = {m["containerPath"] for m in spec["containerEdits"]["mounts"]}
 for want in ("/usr/lib/xorg/modules/drivers/nvidia_drv.so",
              "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.570.148.08",

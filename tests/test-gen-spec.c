@@ -424,6 +424,9 @@ static void topo3_drm(struct inventory *inv)
 	drm_node(inv, &inv->gpus[0], "/dev/dri/by-path/pci-0000:07:00.0-render", 128, 105, render);
 	drm_node(inv, &inv->gpus[1], "/dev/dri/card2", 2, 44, INV_NO_NODE);
 	drm_node(inv, &inv->gpus[1], "/dev/dri/renderD129", 129, 105, INV_NO_NODE);
+	inv->gpus[0].app_profile = strdup(HOST "/usr/share/cdikit/application-profiles/gpu0.conf");
+	inv->gpus[1].app_profile = strdup(HOST "/usr/share/cdikit/application-profiles/gpu3.conf");
+	cr_assert(inv->gpus[0].app_profile && inv->gpus[1].app_profile);
 }
 
 static json_int_t int_at(const json_t *array, size_t i)
@@ -443,7 +446,7 @@ Test(spec, drm_nodes_carry_their_groups_as_additional_gids)
 	struct inventory inv;
 	struct spec_options o = { 0 };
 	_cleanup_json_ json_t *spec = NULL;
-	json_t *nodes, *gids;
+	json_t *nodes, *gids, *mounts;
 
 	topo3_drm(&inv);
 	spec = spec_of(&inv, &o, NULL);
@@ -467,6 +470,18 @@ Test(spec, drm_nodes_carry_their_groups_as_additional_gids)
 		cr_assert(strncmp(node_path(nodes, i), "/dev/dri/", 9) != 0, "%s",
 			  node_path(nodes, i));
 	cr_assert_null(json_object_get(dev_edits(spec, "1:0"), "additionalGids"));
+	/* GPU 0's EGL application profile, at the path the driver reads; none for a MIG device
+	 * (no graphics engine), GPU 2 (none installed) or all (every GPU is the default). */
+	mounts = json_object_get(dev_edits(spec, "0"), "mounts");
+	cr_assert_eq(json_array_size(mounts), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(mounts, 0), "hostPath")),
+			 HOST "/usr/share/cdikit/application-profiles/gpu0.conf");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_array_get(mounts, 0), "containerPath")),
+		"/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf");
+	cr_assert_null(json_object_get(dev_edits(spec, "1:0"), "mounts"));
+	cr_assert_null(json_object_get(dev_edits(spec, "2"), "mounts"));
+	cr_assert_null(json_object_get(dev_edits(spec, "all"), "mounts"));
 	/* GPU 2 has no DRM (nvidia-drm did not register one): no groups either. */
 	cr_assert_eq(json_array_size(dev_nodes(spec, "2")), 1);
 	cr_assert_null(json_object_get(dev_edits(spec, "2"), "additionalGids"));
