@@ -20,22 +20,15 @@ cd "$(dirname "$0")/.."
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*"; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
-command -v runc >/dev/null 2>&1 || skip "runc not installed"
-command -v jq >/dev/null 2>&1 || skip "jq not installed"
+# shellcheck source=lib/runc.sh
+. tests/lib/runc.sh
+runc_e2e_require
 CC=${CC:-cc}
-for f in cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1; do
-	[ -e "$B/$f" ] || die "$B/$f not built"
-done
 
 tmp=$(mktemp -d /tmp/cdikit-e2e-dri.XXXXXX)
 state=$tmp/runc-state
 id=cdikit-e2e-dri-$$
-cleanup() {
-	runc --root "$state" delete -f "$id" >/dev/null 2>&1
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+trap 'runc --root "$state" delete -f "$id" >/dev/null 2>&1; rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 
 host=$tmp/host
@@ -113,8 +106,6 @@ jq --argjson nodes "$(printf '%s\n' "${nodes[@]}" | jq -R . | jq -s .)" \
 jq -e '.process.user.additionalGids == [44, 105]' "$bundle/config.json" >/dev/null ||
 	die "config.json: additionalGids $(jq -c .process.user.additionalGids "$bundle/config.json")"
 
-# shellcheck source=lib/runc.sh
-. tests/lib/runc.sh
 run_bundle "$id" "$tmp/run.out" || {
 	grep -q 'mknod\|operation not permitted' "$tmp/run.out" &&
 		skip "runc cannot make device nodes here: $(tail -n 2 "$tmp/run.out")"
