@@ -164,6 +164,8 @@ include mk/install.mk
 include mk/deploy.mk
 # Fuzz targets, their replay by make check, the fault-injection shim.
 include mk/fuzz.mk
+# The EGL application profile of each GPU minor, which GPU devices mount.
+include mk/app_profiles.mk
 
 check: all $(TESTS) $(FIXTURES)
 	B=$(B) SANITIZE=$(SANITIZE) tests/run-tests $(TESTS)

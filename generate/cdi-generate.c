@@ -95,6 +95,9 @@ static void usage(void)
 	      "                        libcuda, NVML, JIT and NVVM sonames in the linker's directories\n"
 	      "  --library-dir DIR     where --library-layout dir builds the directory (default:\n"
 	      "                        FILE without .yaml/.json, plus .lib); implies the dir layout\n"
+	      "  --no-additional-gids  leave out the groups of device nodes only a group may use\n"
+	      "                        (DRI nodes, root:video/render 0660) and so keep cdiVersion\n"
+	      "                        0.5.0: podman before 5 cannot load a 0.7.0 spec\n"
 	      "  -q, --quiet           errors only\n"
 	      "  -v, --verbose         say more\n"
 	      "  -h, --help            this text\n"
@@ -129,6 +132,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_LIB_LAYOUT,
 	OPT_LIB_DIR,
+	OPT_NO_GIDS,
 };
 
 static const struct option options[] = {
@@ -155,6 +159,7 @@ static const struct option options[] = {
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "library-layout", required_argument, NULL, OPT_LIB_LAYOUT },
 	{ "library-dir", required_argument, NULL, OPT_LIB_DIR },
+	{ "no-additional-gids", no_argument, NULL, OPT_NO_GIDS },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -201,6 +206,7 @@ static bool *flag_of(int c, struct args *a)
 		{ OPT_LOAD_MODULES, &a->boot.load_modules },
 		{ OPT_CREATE_NODES, &a->boot.create_nodes },
 		{ OPT_DRY_RUN, &a->boot.dry_run },
+		{ OPT_NO_GIDS, &a->spec.no_additional_gids },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(flags); i++)

@@ -121,6 +121,7 @@ static int judge(struct nodes *n, struct inv_node *node, const char *full, const
 	node->major = major(st->st_rdev);
 	node->minor = minor(st->st_rdev);
 	node->mode = st->st_mode & 07777;
+	node->gid = st->st_gid;
 	if (want && expected_major(n, want, &name, &major) == 0 &&
 	    (node->major != major || node->minor != want->minor))
 		return inv_node_set_problem(
@@ -264,6 +265,129 @@ static int cap_node(struct nodes *n, const struct gpu_device *gpu, struct mig_de
 	return inspect(n, path, NODE_MIG_CAP, DRV_CAP_UNKNOWN, true, &want, ret_index);
 }
 
+/* DRM's character device major in /proc/devices; minors are the N of card<N> and renderD<N>. */
+#define DRM_MAJOR_NAME "drm"
+
+static bool keep_drm(const char *name, unsigned char d_type, void *userdata)
+{
+	(void)d_type;
+	(void)userdata;
+	return strncmp(name, "card", 4) == 0 || strncmp(name, "renderD", 7) == 0 ||
+	       strncmp(name, "controlD", 8) == 0;
+}
+
+/* The N of card<N> / renderD<N>; false for anything else (card1-DP-1 is a connector). */
+static bool drm_minor(const char *name, unsigned *ret)
+{
+	const char *p = name + (name[0] == 'c' ? 4 : 7);
+	char *end;
+	unsigned long v;
+
+	if (*p < '0' || *p > '9')
+		return false;
+	v = strtoul(p, &end, 10);
+	if (*end || v > 0xfffff)
+		return false;
+	*ret = (unsigned)v;
+	return true;
+}
+
+/*
+ * The by-path name udev gives a GPU's DRM node (/dev/dri/by-path/pci-<bus>-card -> ../card1),
+ * when the host has it pointing at that node: a node entry of its own at that path, with the
+ * real node as hostPath, so that the name works in a container without a symlink hook.
+ */
+static int drm_by_path(struct nodes *n, struct gpu_device *gpu, const char *name, size_t real)
+{
+	char path[PATH_MAX], full[PATH_MAX], target[PATH_MAX], want[PATH_MAX];
+	const struct inv_node *src;
+	struct inv_node *node;
+	struct stat st;
+	size_t index;
+	ssize_t len;
+	int r;
+
+	snprintf(path, sizeof(path), "/dev/dri/by-path/pci-%s-%s", gpu->bus_id,
+		 name[0] == 'c' ? "card" : "render");
+	if (look_at(n, path, full, sizeof(full), &st) < 0 || !S_ISLNK(st.st_mode))
+		return 0;
+	len = readlink(full, target, sizeof(target) - 1);
+	if (len <= 0)
+		return 0;
+	target[len] = '\0';
+	snprintf(want, sizeof(want), "../%s", name);
+	/* udev's link names another node: not this GPU's name. */
+	if (strcmp(target, want) != 0 &&
+	    (strncmp(target, "/dev/dri/", 9) != 0 || strcmp(target + 9, name) != 0))
+		return 0;
+	r = inventory_add_node(n->d->inv, NODE_DRM, DRV_CAP_GRAPHICS, path,
+			       n->d->inv->nodes[real].host_path, &index, n->d->err);
+	if (r < 0)
+		return r;
+	node = &n->d->inv->nodes[index];
+	src = &n->d->inv->nodes[real];
+	node->major = src->major;
+	node->minor = src->minor;
+	node->mode = src->mode;
+	node->gid = src->gid;
+	gpu->drm[gpu->n_drm++] = index;
+	return 0;
+}
+
+/*
+ * A GPU's DRM nodes: what nvidia-drm registered for it in /sys/bus/pci/devices/<bus>/drm/
+ * (card<N>, renderD<N>), looked at in /dev/dri, then their by-path names. No drm/ directory:
+ * nvidia-drm is not loaded (a compute host), nothing to add. A node sysfs has and /dev lacks
+ * (udev has not made it yet) is left out with a warning, as nvidia-ctk does.
+ */
+static int drm_nodes(struct nodes *n, struct gpu_device *gpu)
+{
+	_cleanup_strv_free_ char **names = NULL;
+	struct node_expect want = { { DRM_MAJOR_NAME, NULL }, 0 };
+	size_t count = 0, real[2], n_real = 0;
+	char dir[96], path[64];
+	int r;
+
+	snprintf(dir, sizeof(dir), "/sys/bus/pci/devices/%s/drm", gpu->bus_id);
+	r = root_fs_list(&n->d->host_fs, dir, keep_drm, NULL, &names, &count, NULL);
+	if (r == -ENOMEM)
+		return cdi_fail(n->d->err, r, "out of memory");
+	if (r < 0)
+		return 0;
+	for (size_t i = 0; i < count && n_real < ELEMENTSOF(real); i++) {
+		if (names[i][0] == 'c' && names[i][1] == 'o') {
+			cdi_fail(n->d->warn, 0, "GPU %u (%s): legacy DRM node %s left out",
+				 gpu->index, gpu->bus_id, names[i]);
+			continue;
+		}
+		if (!drm_minor(names[i], &want.minor))
+			continue;
+		snprintf(path, sizeof(path), "/dev/dri/%s", names[i]);
+		r = inspect(n, path, NODE_DRM, DRV_CAP_GRAPHICS, false, &want, &real[n_real]);
+		if (r < 0)
+			return r;
+		if (real[n_real] == INV_NO_NODE) {
+			_cleanup_free_ char *host = host_path(n->dev_root, path);
+
+			cdi_problem_add(
+				n->d->warn, -ENOENT, host, 0, 0, NULL,
+				"missing (GPU %u, %s has it in sysfs); left out of the spec",
+				gpu->index, gpu->bus_id);
+			continue;
+		}
+		gpu->drm[gpu->n_drm++] = real[n_real++];
+	}
+	for (size_t i = 0; i < n_real; i++) {
+		const struct inv_node *node = &n->d->inv->nodes[real[i]];
+
+		if (node->error == 0)
+			r = drm_by_path(n, gpu, strrchr(node->path, '/') + 1, real[i]);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* A GPU's node and its MIG devices' GI and CI cap nodes (GI nodes shared where GIs are). */
 static int gpu_nodes(struct nodes *n, struct gpu_device *gpu)
 {
@@ -273,6 +397,8 @@ static int gpu_nodes(struct nodes *n, struct gpu_device *gpu)
 
 	snprintf(path, sizeof(path), "/dev/nvidia%u", gpu->minor);
 	r = inspect(n, path, NODE_GPU, DRV_CAP_UNKNOWN, true, &want, &gpu->node);
+	if (r >= 0)
+		r = drm_nodes(n, gpu);
 	for (size_t j = 0; r >= 0 && j < gpu->n_migs; j++) {
 		struct mig_device *mig = &gpu->migs[j];
 

@@ -165,6 +165,8 @@ static int run_sources(struct discovery *d, const struct discover_options *o)
 		r = discover_gpus(d, o, proc_version);
 		if (r >= 0)
 			r = discover_gpu_nodes(d);
+		if (r >= 0)
+			r = discover_app_profiles(d);
 	}
 	if (r >= 0)
 		r = discover_driver_files(d);

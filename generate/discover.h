@@ -72,6 +72,9 @@ int discover_gpu_nodes(struct discovery *d);
 /* Every NVIDIA device node under dev-root, for the management spec (dev_nodes.c). */
 int discover_all_nodes(struct discovery *d);
 
+/* Each GPU's EGL application profile, when cdikit's are installed in the root (app_profile.c). */
+int discover_app_profiles(struct discovery *d);
+
 /* The driver's libraries, binaries, firmware, IPC sockets and configs (driver_files.c). */
 int discover_driver_files(struct discovery *d);
 

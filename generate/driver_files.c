@@ -31,10 +31,11 @@
  * - Libraries that are loaded from a directory of their own rather than by
  *   the linker get their names there: vdpau/ (libvdpau), gbm/ (Mesa's GBM:
  *   nvidia-drm_gbm.so = libnvidia-allocator).
- * - Not mounted: the Xorg modules (nvidia_drv.so, libglxserver_nvidia.so;
- *   a display server in a container is out of scope), the EGL application
- *   profile nvidia-ctk writes per container, and a $CUDA_MPS_PIPE_DIRECTORY
- *   other than /tmp/nvidia-mps (the environment at boot is not the users').
+ * - The Xorg modules (nvidia_drv.so, libglxserver_nvidia.so.<ver> and its .so
+ *   name) are mounted at their host paths under the display capability, for
+ *   an X server in the container; its configuration is the image's.
+ * - Not mounted: a $CUDA_MPS_PIPE_DIRECTORY other than /tmp/nvidia-mps (the
+ *   environment at boot is not the users').
  * - A soname that is not the library's own name (libnvidia-foo.so.<ver>
  *   claiming libc.so.6) is not mounted: it would shadow the image's library.
  */
@@ -52,6 +53,7 @@
 #include "arch.h"
 #include "dir_list.h"
 #include "discover.h"
+#include "host_file.h"
 #include "lib_search.h"
 #include "macro.h"
 #include "problem.h"
@@ -283,20 +285,116 @@ static int add_matching(struct discovery *d, enum inv_file_kind kind, enum drv_c
 	return r < 0 ? r : 0;
 }
 
-static int add_firmware(struct discovery *d)
+#define FIRMWARE_CLASS_PATH "/sys/module/firmware_class/parameters/path"
+#define KERNEL_RELEASE "/proc/sys/kernel/osrelease"
+
+/*
+ * A one-line host file (sysfs, /proc) without its newline into buf; "" when it is missing, too
+ * long or not a plain line.
+ */
+static int read_line(struct discovery *d, const char *path, char *buf, size_t size)
 {
-	static const char *const bases[] = { "/lib/firmware/nvidia", "/usr/lib/firmware/nvidia" };
-	char dir[PATH_MAX];
+	_cleanup_free_ char *text = NULL;
+	struct cdi_error perr = { 0 };
+	size_t len = 0;
 	int r;
 
-	/* GSP firmware is the kernel module's: no capability, every selection gets it. */
-	for (size_t b = 0; b < ELEMENTSOF(bases); b++) {
-		snprintf(dir, sizeof(dir), "%s/%s", bases[b], d->inv->driver_version);
+	buf[0] = '\0';
+	r = host_file_read(d->host->root, path, 4096, HOST_FILE_OPTIONAL, &text, &len, &perr);
+	cdi_error_reset(&perr);
+	if (r == -ENOMEM)
+		return oom(d);
+	if (r < 0)
+		return 0;
+	while (len > 0 && (text[len - 1] == '\n' || text[len - 1] == ' '))
+		text[--len] = '\0';
+	if (len < size && strlen(text) == len && !strchr(text, '\n'))
+		memcpy(buf, text, len + 1);
+	return 0;
+}
+
+/*
+ * GSP firmware where the kernel's firmware loader looks, in its order (nvidia-ctk's too): the
+ * firmware_class.path parameter, then updates/<release>, updates/, <release>/ and the base of
+ * /lib/firmware (and /usr/lib/firmware). Each file is mounted at its own path.
+ */
+static int add_firmware(struct discovery *d)
+{
+	static const char *const bases[] = { "/lib/firmware", "/usr/lib/firmware" };
+	static const struct {
+		const char *sub;
+		bool per_release; /* followed by the kernel release */
+	} subdirs[] = {
+		{ "/updates/", true }, { "/updates", false }, { "/", true }, { "", false }
+	};
+	char custom[PATH_MAX], release[128], dir[PATH_MAX * 2];
+	int r;
+
+	r = read_line(d, FIRMWARE_CLASS_PATH, custom, sizeof(custom));
+	if (r >= 0)
+		r = read_line(d, KERNEL_RELEASE, release, sizeof(release));
+	if (r < 0)
+		return r;
+	/* Only a clean absolute directory: the parameter is the host's, not ours to normalise. */
+	if (custom[0] == '/' && !strstr(custom, "/..") && !strstr(custom, "/./")) {
+		snprintf(dir, sizeof(dir), "%s/nvidia/%s", custom, d->inv->driver_version);
 		r = add_matching(d, INV_FIRMWARE, DRV_CAP_UNKNOWN, dir, "gsp*.bin", NULL);
 		if (r < 0)
 			return r;
 	}
+	/* A release with a '/' would leave the firmware tree: not one the kernel would have. */
+	if (strchr(release, '/'))
+		release[0] = '\0';
+	/* GSP firmware is the kernel module's: no capability, every selection gets it. */
+	for (size_t i = 0; i < ELEMENTSOF(subdirs); i++)
+		for (size_t b = 0; b < ELEMENTSOF(bases); b++) {
+			bool per_release = subdirs[i].per_release;
+
+			if (per_release && !*release)
+				continue;
+			snprintf(dir, sizeof(dir), "%s%s%s/nvidia/%s", bases[b], subdirs[i].sub,
+				 per_release ? release : "", d->inv->driver_version);
+			r = add_matching(d, INV_FIRMWARE, DRV_CAP_UNKNOWN, dir, "gsp*.bin", NULL);
+			if (r < 0)
+				return r;
+		}
 	return 0;
+}
+
+/*
+ * The Xorg driver and GLX server module, where X servers look for modules (nvidia-ctk's list:
+ * the modules dirs of /usr/lib and /usr/lib64 with their updates/, Debian's nvidia/xorg, X11R6),
+ * each at its own path; the GLX module also under the .so name Xorg loads it by.
+ */
+static int add_xorg_modules(struct discovery *d)
+{
+	static const char *const moddirs[] = { "/usr/lib/xorg/modules", "/usr/lib64/xorg/modules",
+					       "/usr/lib/xorg/modules/updates",
+					       "/usr/lib64/xorg/modules/updates",
+					       "/usr/X11R6/lib/modules" };
+	char dir[PATH_MAX], glx[128];
+	int r = 0;
+
+	snprintf(glx, sizeof(glx), "libglxserver_nvidia.so.%s", d->inv->driver_version);
+	for (size_t i = 0; r >= 0 && i <= ELEMENTSOF(moddirs); i++) {
+		size_t before;
+
+		if (i == ELEMENTSOF(moddirs))
+			snprintf(dir, sizeof(dir), "/usr/lib/%s/nvidia/xorg",
+				 arch_native.multiarch);
+		else
+			snprintf(dir, sizeof(dir), "%s/drivers", moddirs[i]);
+		r = add_matching(d, INV_LIBRARY, DRV_CAP_DISPLAY, dir, "nvidia_drv.so", NULL);
+		if (r >= 0 && i < ELEMENTSOF(moddirs))
+			snprintf(dir, sizeof(dir), "%s/extensions", moddirs[i]);
+		before = d->inv->n_files;
+		if (r >= 0)
+			r = add_matching(d, INV_LIBRARY, DRV_CAP_DISPLAY, dir, glx, NULL);
+		if (r >= 0 && d->inv->n_files > before)
+			r = inv_file_add_path(&d->inv->files[before], dir,
+					      "/libglxserver_nvidia.so", "", d->err);
+	}
+	return r;
 }
 
 static int add_ipc(struct discovery *d)
@@ -391,6 +489,8 @@ int discover_driver_files(struct discovery *d)
 	r = add_libraries(d);
 	if (r >= 0)
 		r = add_binaries(d);
+	if (r >= 0)
+		r = add_xorg_modules(d);
 	if (r >= 0)
 		r = add_firmware(d);
 	if (r >= 0)

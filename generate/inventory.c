@@ -23,10 +23,17 @@ const char *drv_cap_name(enum drv_cap cap)
 	return (size_t)cap < ELEMENTSOF(names) ? names[cap] : NULL;
 }
 
+bool inv_node_needs_group(const struct inv_node *node)
+{
+	return node->error == 0 && node->gid != 0 && (node->mode & 0006) != 0006;
+}
+
 void gpu_devices_free(struct gpu_device *gpus, size_t n)
 {
-	for (size_t i = 0; gpus && i < n; i++)
+	for (size_t i = 0; gpus && i < n; i++) {
 		free(gpus[i].migs);
+		free(gpus[i].app_profile);
+	}
 	free(gpus);
 }
 

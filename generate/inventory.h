@@ -21,6 +21,8 @@
 #define GPU_ARCH_MAX 16
 #define GPU_MAX_COUNT 64
 #define GPU_MAX_MIGS 8
+/* DRM nodes of one GPU: card and render, and their by-path names (controlD is not taken). */
+#define GPU_MAX_DRM 4
 
 /* No node (yet): a GPU or MIG device whose nodes discovery did not look for. */
 #define INV_NO_NODE ((size_t)-1)
@@ -65,12 +67,25 @@ struct gpu_device {
 	struct mig_device *migs;
 	size_t n_migs;
 	size_t node; /* /dev/nvidia<minor> in inventory.nodes, or INV_NO_NODE */
+	/* Its /dev/dri nodes in inventory.nodes (card, render, then their by-path names), the
+	 * ones nvidia-drm registered for it; none when nvidia-drm is not loaded. */
+	size_t drm[GPU_MAX_DRM];
+	size_t n_drm;
+	/* The host path of its EGL application profile (EGLVisibleDGPUDevices = 1 << minor),
+	 * mounted at APP_PROFILE_PATH in its device; NULL when the host has none. */
+	char *app_profile;
 };
+
+/* Where NVIDIA's EGL and Vulkan drivers read a container's profile (nvidia-ctk's hook writes it
+ * there), and the minors its bitmask can name. */
+#define APP_PROFILE_PATH "/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf"
+#define APP_PROFILE_MAX_MINOR 64u
 
 enum node_role {
 	NODE_CONTROL, /* nvidiactl, nvidia-uvm, nvidia-uvm-tools, nvidia-modeset */
 	NODE_GPU,     /* /dev/nvidia<minor> */
 	NODE_MIG_CAP, /* /dev/nvidia-caps/nvidia-cap<minor> */
+	NODE_DRM,     /* /dev/dri/card<N>, renderD<N>, /dev/dri/by-path/pci-<bus>-{card,render} */
 	NODE_OTHER,   /* whatever else a mode describes (management: IMEX channels, ...) */
 };
 
@@ -90,7 +105,12 @@ struct inv_node {
 	char *problem; /* the message of error, without the path; NULL when error is 0 */
 	unsigned major, minor;
 	mode_t mode; /* permission bits */
+	gid_t gid;
 };
+
+/* A node only a group can use (not world read-write, group not root): a container user needs
+ * that group, which the spec gives as additionalGids (what nvidia-ctk does). */
+bool inv_node_needs_group(const struct inv_node *node);
 
 enum inv_file_kind {
 	INV_LIBRARY,

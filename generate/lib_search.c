@@ -223,7 +223,7 @@ static int take_candidate(struct search *s, const struct lib_name *ln, const cha
 	size_t plen;
 	int r;
 
-	if (!S_ISREG(st->st_mode) || lib_name_match(base_name(real)) != ln)
+	if (!S_ISREG(st->st_mode) || lib_name_classify(base_name(real), s->version) != ln)
 		return 0;
 	plen = parent_len(real);
 	r = add_dir(s, plen ? real : "/", plen ? plen : 1);
@@ -272,7 +272,7 @@ static int scan_cache(struct search *s, const struct ldcache *cache)
 		 */
 		if (!ldcache_entry_is_elf(e) || !arch_by_cache_flags(ldcache_entry_arch(e)))
 			continue;
-		ln = lib_name_match(e->key);
+		ln = lib_name_classify(e->key, s->version);
 		if (!ln || e->value[0] != '/' || !e->value[1])
 			continue;
 		r = scan_cache_entry(s, ln, e->value);
@@ -282,12 +282,11 @@ static int scan_cache(struct search *s, const struct ldcache *cache)
 	return 0;
 }
 
-static bool keep_lib_name(const char *name, unsigned char d_type, void *userdata)
+static bool keep_lib_name(const char *name, unsigned char d_type, void *version)
 {
-	(void)userdata;
 	if (d_type != DT_UNKNOWN && d_type != DT_REG && d_type != DT_LNK)
 		return false;
-	return lib_name_match(name) != NULL;
+	return lib_name_classify(name, version) != NULL;
 }
 
 static int scan_dir(struct search *s, const char *dir)
@@ -297,7 +296,7 @@ static int scan_dir(struct search *s, const char *dir)
 	int r;
 
 	/* readdir order is the filesystem's; sorted, the same host gives the same ranks. */
-	r = root_fs_list(s->fs, dir, keep_lib_name, NULL, &names, &n, NULL);
+	r = root_fs_list(s->fs, dir, keep_lib_name, (void *)s->version, &names, &n, NULL);
 	if (r == -ENOMEM)
 		return cdi_fail(s->err, r, "out of memory");
 	if (r < 0)
@@ -316,7 +315,8 @@ static int scan_dir(struct search *s, const char *dir)
 		if (strcmp(base_name(real), names[i]) != 0 && parent_len(real) == dlen &&
 		    strncmp(real, dir, dlen) == 0)
 			link = names[i];
-		r = take_candidate(s, lib_name_match(names[i]), real, st, false, link);
+		r = take_candidate(s, lib_name_classify(names[i], s->version), real, st, false,
+				   link);
 		if (r < 0)
 			return r;
 	}
@@ -373,6 +373,17 @@ static int read_elf(struct search *s, const char *path, struct elf_info *info,
 	return 0;
 }
 
+/* A soname that names the library itself (libcuda.so.1 for libcuda.so.<ver>), not another. */
+static bool soname_is_own(const char *soname, const struct driver_lib *lib)
+{
+	const char *name = base_name(lib->path);
+	size_t stem = lib_name_stem_len(name);
+
+	if (lib->ln != &lib_name_unknown)
+		return lib_name_match(soname) == lib->ln;
+	return stem > 0 && lib_name_stem_len(soname) == stem && strncmp(soname, name, stem) == 0;
+}
+
 /* Decide about one real file; 1 = keep (and *lib filled), 0 = not a library of this driver. */
 static int check_file(struct search *s, struct real_file *f, struct driver_lib *lib)
 {
@@ -407,7 +418,7 @@ static int check_file(struct search *s, struct real_file *f, struct driver_lib *
 	}
 	/* A soname that is not the library's own name would shadow another library in the
 	 * container. */
-	if (info.soname && lib_name_match(info.soname) == f->ln)
+	if (info.soname && soname_is_own(info.soname, lib))
 		lib->soname = TAKE_PTR(info.soname);
 	elf_info_clear(&info);
 	strv_sort(lib->links, lib->n_links);

@@ -85,6 +85,35 @@ const struct lib_name *lib_name_match(const char *name)
 	return NULL;
 }
 
+const struct lib_name lib_name_unknown = { "", 0, DRV_CAP_UNKNOWN, false };
+
+size_t lib_name_stem_len(const char *name)
+{
+	const char *so = strstr(name, ".so");
+
+	while (so && so[3] != '\0' && so[3] != '.')
+		so = strstr(so + 3, ".so");
+	return strncmp(name, "lib", 3) == 0 && so && so > name + 3 ? (size_t)(so + 3 - name) : 0;
+}
+
+/* name ends in ".so.<version>" after a stem of its own. */
+static bool has_versioned_so(const char *name, const char *version)
+{
+	size_t n = strlen(name), v = strlen(version);
+
+	return n > v + 7 && name[n - v - 1] == '.' && memcmp(name + n - v, version, v) == 0 &&
+	       lib_name_stem_len(name) == n - v - 1;
+}
+
+const struct lib_name *lib_name_classify(const char *name, const char *version)
+{
+	const struct lib_name *ln = lib_name_match(name);
+
+	if (ln)
+		return ln;
+	return version && *version && has_versioned_so(name, version) ? &lib_name_unknown : NULL;
+}
+
 bool lib_name_has_own_version(const char *name, const struct lib_name *ln)
 {
 	const char *p = name + ln->len;
@@ -105,5 +134,7 @@ bool lib_name_has_own_version(const char *name, const struct lib_name *ln)
 
 bool lib_name_has_driver_version(const char *name, const struct lib_name *ln, const char *version)
 {
+	if (ln == &lib_name_unknown)
+		return has_versioned_so(name, version);
 	return name[ln->len] == '.' && strcmp(name + ln->len + 1, version) == 0;
 }

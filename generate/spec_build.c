@@ -2,9 +2,11 @@
 /*
  * Assembly: the CDI spec of a host inventory, as a JSON tree: devices by name strategy, their
  * device nodes, the common edits. Follows what nvidia-ctk's nvml and management modes emit,
- * without hooks, without additionalGids and, by default, without device numbers (the runtime
- * stats hostPath at container start, so a reboot that moves nvidia-uvm's dynamic major cannot
- * make the spec lie).
+ * without hooks and, by default, without device numbers (the runtime stats hostPath at
+ * container start, so a reboot that moves nvidia-uvm's dynamic major cannot make the spec lie).
+ * A node only a group may use (DRI nodes: root:video, root:render 0660) carries its gid and
+ * puts the group into additionalGids of the edits it is in, as nvidia-ctk does; that needs
+ * cdiVersion 0.7.0, so only such specs declare it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,8 +95,11 @@ static int mark_used(struct build *b)
 	for (size_t i = 0; r >= 0 && i < inv->n_gpus && !b->opts->management; i++) {
 		const struct gpu_device *gpu = &inv->gpus[i];
 
-		if (b->sel.gpus[i])
+		if (b->sel.gpus[i]) {
 			r = use_node(b, gpu->node, "GPU", gpu->index);
+			for (size_t k = 0; r >= 0 && k < gpu->n_drm && k < GPU_MAX_DRM; k++)
+				r = use_node(b, gpu->drm[k], "DRM", gpu->index);
+		}
 		for (size_t j = 0; r >= 0 && j < gpu->n_migs && j < GPU_MAX_MIGS; j++) {
 			if (!b->sel.migs[i * GPU_MAX_MIGS + j])
 				continue;
@@ -167,7 +172,9 @@ static json_t *node_get(struct build *b, size_t index)
 	     (set_new(node, "type", json_string("c")) < 0 ||
 	      set_new(node, "major", json_integer(n->major)) < 0 ||
 	      set_new(node, "minor", json_integer(n->minor)) < 0 ||
-	      set_new(node, "fileMode", json_integer(n->mode)) < 0))) {
+	      set_new(node, "fileMode", json_integer(n->mode)) < 0)) ||
+	    (!b->opts->no_additional_gids && inv_node_needs_group(n) &&
+	     set_new(node, "gid", json_integer(n->gid)) < 0)) {
 		json_decref(node);
 		return NULL;
 	}
@@ -180,10 +187,42 @@ static json_t *node_get(struct build *b, size_t index)
 	return node;
 }
 
-/* {deviceNodes: [the nodes]} */
+static int gid_cmp(const void *a, const void *b)
+{
+	gid_t x = *(const gid_t *)a, y = *(const gid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* additionalGids in edits: the groups of the nodes that only a group may use, sorted, once. */
+static int add_gids(struct build *b, json_t *edits, const size_t *nodes, size_t n)
+{
+	_cleanup_free_ gid_t *gids = calloc(n + 1, sizeof(*gids));
+	_cleanup_json_ json_t *list = json_array();
+	size_t n_gids = 0;
+
+	if (!gids || !list)
+		return oom(b);
+	if (b->opts->no_additional_gids)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (inv_node_needs_group(&b->inv->nodes[nodes[i]]))
+			gids[n_gids++] = b->inv->nodes[nodes[i]].gid;
+	if (n_gids == 0)
+		return 0;
+	qsort(gids, n_gids, sizeof(*gids), gid_cmp);
+	for (size_t i = 0; i < n_gids; i++)
+		if ((i == 0 || gids[i] != gids[i - 1]) &&
+		    json_array_append_new(list, json_integer(gids[i])) < 0)
+			return oom(b);
+	return set_new(edits, "additionalGids", TAKE_PTR(list)) < 0 ? oom(b) : 0;
+}
+
+/* {deviceNodes: [the nodes], additionalGids: [their groups, if any]} */
 static int node_edits(struct build *b, const size_t *nodes, size_t n, json_t **ret)
 {
 	_cleanup_json_ json_t *edits = json_object(), *list = json_array();
+	int r;
 
 	if (!edits || !list)
 		return oom(b);
@@ -195,6 +234,9 @@ static int node_edits(struct build *b, const size_t *nodes, size_t n, json_t **r
 	}
 	if (set_new(edits, "deviceNodes", TAKE_PTR(list)) < 0)
 		return oom(b);
+	r = add_gids(b, edits, nodes, n);
+	if (r < 0)
+		return r;
 	*ret = TAKE_PTR(edits);
 	return 0;
 }
@@ -220,23 +262,46 @@ static int entry_add(struct build *b, const char *name, json_t *edits)
 	return 0;
 }
 
+/*
+ * A full GPU's EGL application profile (app_profile.c) at the path NVIDIA's EGL reads, so that
+ * EGL and Vulkan see only this GPU; a MIG device has no graphics engine and gets none, and "all"
+ * needs none (every GPU visible is the driver's default).
+ */
+static int app_profile_mount(struct build *b, const struct gpu_device *gpu, json_t *edits)
+{
+	json_t *opts = spec_mount_options(false);
+
+	if (!opts || set_new(edits, "mounts",
+			     json_pack("[{s:s,s:s,s:o}]", "hostPath", gpu->app_profile,
+				       "containerPath", APP_PROFILE_PATH, "options", opts)) < 0)
+		return oom(b);
+	if (b->caps && json_object_set_new(b->caps, APP_PROFILE_PATH, json_string("graphics")) < 0)
+		return oom(b);
+	return 0;
+}
+
 /* A full GPU (mig NULL) or MIG device under every strategy, with its nodes. */
 static int device_entries(struct build *b, const struct gpu_device *gpu,
 			  const struct mig_device *mig)
 {
 	char names[NAME_MAX_STRATEGIES][DEVICE_NAME_MAX];
-	size_t nodes[3] = { gpu->node }, n;
+	size_t nodes[1 + GPU_MAX_DRM] = { gpu->node }, n, n_nodes = 1;
 	_cleanup_json_ json_t *edits = NULL;
 	int r;
 
+	/* DRM nodes go with the full GPU: a MIG device has no graphics engine of its own. */
 	if (mig) {
-		nodes[1] = mig->gi_node;
-		nodes[2] = mig->ci_node;
-	}
-	r = node_edits(b, nodes, mig ? 3 : 1, &edits);
+		nodes[n_nodes++] = mig->gi_node;
+		nodes[n_nodes++] = mig->ci_node;
+	} else
+		for (size_t i = 0; i < gpu->n_drm && i < GPU_MAX_DRM; i++)
+			nodes[n_nodes++] = gpu->drm[i];
+	r = node_edits(b, nodes, n_nodes, &edits);
+	if (r >= 0 && !mig && gpu->app_profile)
+		r = app_profile_mount(b, gpu, edits);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < (mig ? 3u : 1u); i++)
+	for (size_t i = 0; i < n_nodes; i++)
 		if (!b->in_all[nodes[i]]) {
 			b->in_all[nodes[i]] = true;
 			b->all[b->n_all++] = nodes[i];
@@ -313,8 +378,9 @@ static int path_index_cmp(const void *a, const void *b, void *nodes)
 	return device_name_cmp(n[*(const size_t *)a].path, n[*(const size_t *)b].path);
 }
 
-/* The used nodes of a role (or all of them: role < 0), sorted by path, as a deviceNodes list. */
-static int used_nodes(struct build *b, int role, json_t **ret)
+/* The used nodes of a role (or all of them: role < 0), sorted by path, as edits' deviceNodes
+ * (when there are any) and additionalGids. */
+static int used_node_edits(struct build *b, int role, json_t *edits)
 {
 	_cleanup_free_ size_t *idx = calloc(b->inv->n_nodes + 1, sizeof(*idx));
 	_cleanup_json_ json_t *list = json_array();
@@ -332,25 +398,23 @@ static int used_nodes(struct build *b, int role, json_t **ret)
 		if (!node || json_array_append(list, node) < 0)
 			return oom(b);
 	}
-	*ret = TAKE_PTR(list);
-	return 0;
+	if (n > 0 && set_new(edits, "deviceNodes", TAKE_PTR(list)) < 0)
+		return oom(b);
+	return add_gids(b, edits, idx, n);
 }
 
 /* The spec-wide edits: the env, the control nodes (GPU specs), the driver's files. */
 static int common_edits(struct build *b, json_t *mounts, json_t **ret)
 {
-	_cleanup_json_ json_t *edits = json_pack("{s:[s]}", "env", ENV_VOID), *nodes = NULL;
+	_cleanup_json_ json_t *edits = json_pack("{s:[s]}", "env", ENV_VOID);
 	int r;
 
 	if (!edits)
 		return oom(b);
 	if (!b->opts->management) {
-		r = used_nodes(b, NODE_CONTROL, &nodes);
+		r = used_node_edits(b, NODE_CONTROL, edits);
 		if (r < 0)
 			return r;
-		if (json_array_size(nodes) > 0 &&
-		    set_new(edits, "deviceNodes", TAKE_PTR(nodes)) < 0)
-			return oom(b);
 	}
 	if (json_array_size(mounts) > 0 && set_new(edits, "mounts", json_incref(mounts)) < 0)
 		return oom(b);
@@ -412,14 +476,16 @@ static int gpu_devices(struct build *b, json_t *devices)
 /* The management spec's one device: "all", every node. */
 static int management_devices(struct build *b, json_t *devices)
 {
-	_cleanup_json_ json_t *all = json_object(), *nodes = NULL;
+	_cleanup_json_ json_t *all = json_object(), *edits = json_object();
 	int r;
 
-	r = used_nodes(b, -1, &nodes);
+	if (!all || !edits)
+		return oom(b);
+	r = used_node_edits(b, -1, edits);
 	if (r < 0)
 		return r;
-	if (!all || set_new(all, "name", json_string("all")) < 0 ||
-	    set_new(all, "containerEdits", json_pack("{s:O}", "deviceNodes", nodes)) < 0 ||
+	if (set_new(all, "name", json_string("all")) < 0 ||
+	    set_new(all, "containerEdits", TAKE_PTR(edits)) < 0 ||
 	    json_array_append(devices, all) < 0)
 		return oom(b);
 	return 0;

@@ -30,6 +30,9 @@ struct spec_options {
 	bool allow_missing_nodes;
 	/* Add type, major, minor and fileMode as discovery saw them. */
 	bool with_device_numbers;
+	/* Leave out the gid of nodes only a group may use and the additionalGids they need: the
+	 * spec stays at cdiVersion 0.5.0, which podman before 5 can load (it cannot load 0.7.0). */
+	bool no_additional_gids;
 	/* nvidia-ctk's management spec: one "all" device with every node of the inventory. */
 	bool management;
 	/* Fill spec_result.capabilities (for the facts file; not needed for the spec alone). */
@@ -50,7 +53,9 @@ struct spec_result {
  * mode) and MIG device under every name strategy, "none" (the common edits only: for
  * NVIDIA_VISIBLE_DEVICES=none), sorted by device_name_cmp(), then "all" (the union of their
  * nodes), unless opts->no_all_device. Common edits: the control nodes,
- * NVIDIA_VISIBLE_DEVICES=void and the driver's files as mounts. No hooks. cdiVersion is the
+ * NVIDIA_VISIBLE_DEVICES=void and the driver's files as mounts. No hooks. A full GPU has its
+ * DRM nodes too. Edits whose nodes only a group may use get additionalGids (unless
+ * opts->no_additional_gids). cdiVersion is the
  * minimum the content needs; the result has passed cdi_spec_validate_json(). A node the spec
  * uses that discovery found wrong is an error (missing ones: see allow_missing_nodes), every
  * such node reported. Warnings (may be NULL) collect what is worth telling but not fatal.
@@ -63,5 +68,8 @@ void spec_result_clear(struct spec_result *res);
  * caps (may be NULL) gets the capability of each. */
 int spec_mounts(const struct inventory *inv, json_t **ret_mounts, json_t *caps,
 		struct cdi_error *err);
+
+/* A mount's options: a file's (read-only) or an IPC socket's (writable, noexec); NULL on OOM. */
+json_t *spec_mount_options(bool ipc);
 
 #endif

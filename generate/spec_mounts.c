@@ -64,7 +64,7 @@ static int collect_claims(const struct inventory *inv, struct claim **ret, size_
  * counts references), built once per call: 200 mounts share two arrays instead of owning 1000
  * strings. Callers must treat options as read-only (json_deep_copy() before editing one).
  */
-static json_t *options_json(bool ipc)
+json_t *spec_mount_options(bool ipc)
 {
 	static const char *const file_opts[] = { "ro", "nosuid", "nodev", "rbind", "rprivate" };
 	static const char *const ipc_opts[] = { "nosuid", "nodev", "rbind", "rprivate", "noexec" };
@@ -118,8 +118,8 @@ static int mount_json(const struct claim *c, json_t *file_opts, json_t *ipc_opts
 int spec_mounts(const struct inventory *inv, json_t **ret_mounts, json_t *caps,
 		struct cdi_error *err)
 {
-	_cleanup_json_ json_t *out = json_array(), *file_opts = options_json(false),
-			      *ipc_opts = options_json(true);
+	_cleanup_json_ json_t *out = json_array(), *file_opts = spec_mount_options(false),
+			      *ipc_opts = spec_mount_options(true);
 	_cleanup_free_ struct claim *claims = NULL;
 	size_t n = 0;
 	int r;

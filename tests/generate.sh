@@ -39,7 +39,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-topologies=(single dgx-mig big64 old-driver no-nvml)
+topologies=(single dgx-mig big64 old-driver no-nvml workstation)
 for t in "${topologies[@]}"; do
 	tests/simhost/make-host --topology "$t" --mock-dir "$MOCK" --out "$tmp/$t" >"$tmp/make-host.log" 2>&1 ||
 		die "make-host --topology $t: $(tail -n 3 "$tmp/make-host.log")"
@@ -50,10 +50,17 @@ host() { # name topology -> a fresh copy of a built host at $tmp/name
 	cp -a "$tmp/$2" "$tmp/$1" || die "copying $2"
 }
 
-# Every output the suite produces goes here, for the validators at the end.
-mkdir -p "$tmp/out"
+# Every output the suite produces goes here, for the validators at the end; those that need a
+# cdiVersion newer than Debian's reference library (v0.5.2) and podman 4.3 know go to $tmp/out-new,
+# for cdi-apply --validate alone.
+mkdir -p "$tmp/out" "$tmp/out-new"
 n_out=0
-keep() { # file -> a copy in $tmp/out
+keep() { # file -> a copy in $tmp/out (or $tmp/out-new)
+	if grep -qE '^cdiVersion: "?0\.7\.|"cdiVersion": "0\.7\.' "$1"; then
+		n_out=$((n_out + 1))
+		cp "$1" "$tmp/out-new/$n_out-$(basename "$1")"
+		return
+	fi
 	n_out=$((n_out + 1))
 	cp "$1" "$tmp/out/$n_out-$(basename "$1")"
 }
@@ -87,9 +94,15 @@ golden dgx-mig-management "$tmp/dgx-mig" --mode management
 golden dgx-mig-procfs "$tmp/dgx-mig" --mode procfs
 golden dgx-mig-type-index "$tmp/dgx-mig" --device-name-strategy type-index --device-id 0 \
 	--device-id 2:1 --device-id MIG-6fb165d3-40e2-09d6-0842-2ce49eb98495
+# cdikit installed on the workstation: its EGL application profiles (mk/app_profiles.mk).
+[ -f "$B/share/cdikit/application-profiles/gpu0.conf" ] || die "$B/share/cdikit/application-profiles not built"
+mkdir -p "$tmp/workstation/usr/share/cdikit"
+cp -r "$B/share/cdikit/application-profiles" "$tmp/workstation/usr/share/cdikit/"
+golden workstation "$tmp/workstation"
+golden workstation-no-gids "$tmp/workstation" --no-additional-gids
 
 # What it did, in one line on stderr; the no-nvml host says once why it fell back to /proc.
-[ "$(cat "$tmp/dgx-mig.err")" = "cdi-generate: wrote the spec to standard output: 34 devices, 31 device nodes, 204 mounts" ] ||
+[ "$(cat "$tmp/dgx-mig.err")" = "cdi-generate: wrote the spec to standard output: 34 devices, 31 device nodes, 210 mounts" ] ||
 	die "dgx-mig: stderr: $(cat "$tmp/dgx-mig.err")"
 grep -q '^cdi-generate: warning: no libnvidia-ml.so.1 under .*; enumerating full GPUs from /proc' "$tmp/no-nvml.err" ||
 	die "no-nvml: no fallback notice: $(cat "$tmp/no-nvml.err")"
@@ -123,6 +136,58 @@ assert {n["path"] for n in spec["containerEdits"]["deviceNodes"]} >= {"/dev/nvid
 PY
 ok "dgx-mig: 34 devices in order (none before all), no hooks, no numbers, 0.5.0"
 
+# The graphics workstation (R570, two RTX A6000 driving displays, nvidia-drm loaded): DRI nodes
+# per GPU with their by-path names, their groups as additionalGids (so 0.7.0), and without
+# them 0.5.0; the Xorg modules, libraries the table does not know, firmware in updates/.
+python3 - "$tmp/workstation.yaml" "$tmp/workstation-no-gids.yaml" <<'PY' || die "workstation: the spec is not as it should be"
+import sys, yaml
+spec = yaml.safe_load(open(sys.argv[1]))
+plain = yaml.safe_load(open(sys.argv[2]))
+dev = {str(d["name"]): d["containerEdits"] for d in spec["devices"]}
+def paths(e): return [n["path"] for n in e.get("deviceNodes", [])]
+assert spec["cdiVersion"] == "0.7.0", spec["cdiVersion"]
+assert paths(dev["0"]) == ["/dev/nvidia0", "/dev/dri/card1", "/dev/dri/renderD128",
+    "/dev/dri/by-path/pci-0000:17:00.0-card", "/dev/dri/by-path/pci-0000:17:00.0-render"], paths(dev["0"])
+assert paths(dev["1"])[1:3] == ["/dev/dri/card2", "/dev/dri/renderD129"], paths(dev["1"])
+assert dev["GPU-2fa943e8-e4f8-0a68-6ece-d710abad8fe4"] == dev["0"]
+byp = {n["path"]: n for n in dev["0"]["deviceNodes"]}
+assert byp["/dev/dri/by-path/pci-0000:17:00.0-render"]["hostPath"].endswith("/dev/dri/renderD128")
+assert byp["/dev/dri/renderD128"]["gid"] == 105 and byp["/dev/dri/card1"]["gid"] == 44
+assert "gid" not in byp["/dev/nvidia0"]
+assert dev["0"]["additionalGids"] == [44, 105], dev["0"]
+assert set(paths(dev["all"])) == set(paths(dev["0"]) + paths(dev["1"])) and dev["all"]["additionalGids"] == [44, 105]
+assert "additionalGids" not in spec["containerEdits"] and "additionalGids" not in dev["none"]
+assert "/dev/dri/card0" not in paths(dev["all"]), "simpledrm's card0 taken"
+profile = "/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf"
+for name, minor in (("0", 0), ("1", 1)):
+    assert [(m["hostPath"].split("/usr/share/cdikit/")[1], m["containerPath"]) for m in dev[name]["mounts"]] == \
+        [("application-profiles/gpu%d.conf" % minor, profile)], dev[name]["mounts"]
+assert "mounts" not in dev["all"] and "mounts" not in dev["none"]
+mounts = {m["containerPath"] for m in spec["containerEdits"]["mounts"]}
+for want in ("/usr/lib/xorg/modules/drivers/nvidia_drv.so",
+             "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so.570.148.08",
+             "/usr/lib/xorg/modules/extensions/libglxserver_nvidia.so",
+             "/usr/lib/x86_64-linux-gnu/libnvidia-gtk2.so.570.148.08",
+             "/usr/lib/x86_64-linux-gnu/libnvidia-sandboxutils.so.1",
+             "/lib/firmware/updates/nvidia/570.148.08/gsp_ga10x.bin",
+             "/lib/firmware/nvidia/570.148.08/gsp_ga10x.bin"):
+    assert want in mounts, want
+assert plain["cdiVersion"] == "0.5.0", plain["cdiVersion"]
+text = open(sys.argv[2]).read()
+assert "additionalGids" not in text and "gid:" not in text
+strip = lambda e: [{k: v for k, v in n.items() if k != "gid"} for n in e.get("deviceNodes", [])]
+assert [strip(d["containerEdits"]) for d in plain["devices"]] == [strip(d["containerEdits"]) for d in spec["devices"]]
+PY
+ok "workstation: DRI nodes and by-path names per GPU, additionalGids (0.7.0), 0.5.0 without; Xorg, any *.so.570, firmware updates/"
+
+# firmware_class.path: the kernel loader's own directory is searched first.
+tests/simhost/make-host --topology single --firmware-path /opt/nvidia/firmware --mock-dir "$MOCK" \
+	--out "$tmp/fwpath" >"$tmp/make-host.log" 2>&1 || die "make-host --firmware-path: $(tail -n 3 "$tmp/make-host.log")"
+"$G" -q --root "$tmp/fwpath" -o - >"$tmp/fwpath.yaml" || die "fwpath: cdi-generate failed"
+grep -q 'containerPath: /opt/nvidia/firmware/nvidia/550.54.15/gsp_ga10x.bin$' "$tmp/fwpath.yaml" ||
+	die "firmware_class.path: its gsp_ga10x.bin is not mounted"
+ok "firmware from firmware_class.path"
+
 # ---------------------------------------------------------------- big64: linear, complete
 "$G" -q --root "$tmp/big64" --output "$tmp/big64.yaml" || die "big64: cdi-generate failed"
 keep "$tmp/big64.yaml"
@@ -150,7 +215,7 @@ grep -q 'does not exist' "$tmp/check.out" || die "--check missing: $(cat "$tmp/c
 [ -e "$tmp/etc" ] && die "--check created the directory"
 
 "$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "write to $spec failed: $(cat "$tmp/err")"
-[ "$(cat "$tmp/err")" = "cdi-generate: wrote $spec and its facts file: 34 devices, 31 device nodes, 204 mounts" ] ||
+[ "$(cat "$tmp/err")" = "cdi-generate: wrote $spec and its facts file: 34 devices, 31 device nodes, 210 mounts" ] ||
 	die "summary: $(cat "$tmp/err")"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "--output FILE differs from --output -"
 for f in "$spec" "$facts"; do
@@ -480,6 +545,11 @@ outs=("$tmp"/out/*)
 if [ -x "$B/cdi-apply" ]; then
 	"$B/cdi-apply" --validate "${outs[@]}" >"$tmp/validate.out" 2>&1 || die "cdi-apply --validate: $(cat "$tmp/validate.out")"
 	ok "cdi-apply --validate accepts all ${#outs[@]} outputs"
+	news=("$tmp"/out-new/*)
+	[ -e "${news[0]}" ] || die "no output needs a newer cdiVersion (the workstation spec should)"
+	"$B/cdi-apply" --validate "${news[@]}" >"$tmp/validate.out" 2>&1 ||
+		die "cdi-apply --validate: $(cat "$tmp/validate.out")"
+	ok "cdi-apply --validate accepts the ${#news[@]} outputs newer than podman 4.3 and the reference v0.5.2 know"
 else
 	echo "note: $B/cdi-apply not built; its validation was not run"
 fi
@@ -513,15 +583,16 @@ fi
 # overlay (upper layer on a tmpfs of ours) with a tmpfs on /etc/cdi, so the spec goes into that
 # namespace's /etc/cdi and the machine's own /etc (and /etc/cdi, present or not) is never
 # touched nor seen.
-podman_check() {
+podman_check() { # spec "names..." label
+	local spec=$1 names=$2 label=$3
 	command -v podman >/dev/null 2>&1 || { echo "podman: SKIP (not installed)"; return; }
 	mkdir -p "$tmp/ovl" "$tmp/libpod-tmp" "$tmp/rootfs"
 	cp /bin/true "$tmp/rootfs/probe"
 	tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" . || die "tar"
 	export tmp
-	unshare -m --propagation private bash -s "$tmp/dgx-mig.yaml" >"$tmp/podman.out" 2>&1 <<'NS'
+	unshare -m --propagation private bash -s "$spec" "$names" >"$tmp/podman.out" 2>&1 <<'NS'
 set -u
-spec=$1
+spec=$1 names=$2
 P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-tmp"
 	--storage-driver vfs --events-backend none --cgroup-manager cgroupfs)
 mount -t tmpfs tmpfs "$tmp/ovl" && mkdir "$tmp/ovl/up" "$tmp/ovl/work" &&
@@ -535,7 +606,7 @@ mkdir -p /etc/cdi && mount -t tmpfs -o mode=0755 tmpfs /etc/cdi && cp "$spec" /e
 "${P[@]}" create --network none localhost/cdikit-gen:test /probe >"$tmp/podman.log" 2>&1 ||
 	{ echo "SKIP: podman create fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
 n=0
-for name in 0 7 2:0 5:2 none all $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p'); do
+for name in $names $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p'); do
 	id=$("${P[@]}" create --network none --device "nvidia.com/gpu=$name" localhost/cdikit-gen:test /probe \
 		2>"$tmp/podman.log") || { echo "FAIL: podman create --device nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
 	# podman resolves CDI devices when it writes config.json (init); the runtime may then
@@ -573,13 +644,16 @@ NS
 	local rc=$? result
 	result=$(tail -n 1 "$tmp/podman.out")
 	case $result in
-	OK:*) ok "podman create+init --device: ${result#OK: } of the dgx-mig spec injected (and =99 refused)" ;;
+	OK:*) ok "podman create+init --device: ${result#OK: } of the $label spec injected (and =99 refused)" ;;
 	SKIP:*) echo "podman: $result" ;;
 	*) die "podman (exit $rc): $(tail -n 5 "$tmp/podman.out")" ;;
 	esac
 }
 etc_before=$(ls -la --time-style=full-iso /etc/cdi 2>&1)
-podman_check
+podman_check "$tmp/dgx-mig.yaml" "0 7 2:0 5:2 none all" dgx-mig
+# The workstation's 0.7.0 spec is beyond podman 4.3 (cdi-apply --validate judged it above); its
+# --no-additional-gids twin is what such a host gives podman: DRI nodes and by-path names.
+podman_check "$tmp/workstation-no-gids.yaml" "0 1 all" workstation-no-gids
 [ "$(ls -la --time-style=full-iso /etc/cdi 2>&1)" = "$etc_before" ] || die "the machine's /etc/cdi changed"
 
 echo "PASS: generate"

@@ -155,6 +155,8 @@ static const struct {
 	    "10_nvidia",	   "15_nvidia_gbm",    "10_nvidia_wayland", "nvidia_icd",
 	    "nvidia_layers",	   "nvoptix" } },
 	{ "ngx", { "libnvidia-ngx" } },
+	/* the Xorg modules, as cdi-generate files them */
+	{ "display", { "nvidia_drv", "libglxserver_nvidia" } },
 };
 
 /* "libcuda" for .../i386-linux-gnu/libcuda.so.550.54.15 gets "/32"; a socket is named by its
@@ -288,7 +290,9 @@ static char **contents(const json_t *edits)
 	"libEGL_nvidia/32", "libGLESv1_CM_nvidia/32", "libGLESv2_nvidia/32", "libGLX_nvidia/32",   \
 		"libnvidia-eglcore/32", "libnvidia-glcore/32", "libnvidia-glsi/32",                \
 		"libnvidia-glvkspirv/32", "libnvidia-fbc/32", "libnvidia-tls/32"
-#define ALWAYS "gsp_ga10x", "gsp_tu10x", "/dev/nvidiactl"
+#define DISPLAY "/dev/nvidia-modeset", "nvidia_drv", "libglxserver_nvidia"
+/* libnvidia-gtk3: a library of the driver's version the table does not know (no capability) */
+#define ALWAYS "gsp_ga10x", "gsp_tu10x", "/dev/nvidiactl", "libnvidia-gtk3"
 
 static const struct {
 	const char *env[4];
@@ -304,7 +308,7 @@ static const struct {
 	{ { "NVIDIA_DRIVER_CAPABILITIES=compute,video" },
 	  { COMPUTE_LIBS, COMPUTE_BINS, VIDEO, COMPUTE_NODES, ALWAYS } },
 	{ { "NVIDIA_DRIVER_CAPABILITIES=graphics" }, { GRAPHICS, ALWAYS } },
-	{ { "NVIDIA_DRIVER_CAPABILITIES=display" }, { GRAPHICS, "/dev/nvidia-modeset", ALWAYS } },
+	{ { "NVIDIA_DRIVER_CAPABILITIES=display" }, { GRAPHICS, DISPLAY, ALWAYS } },
 	{ { "NVIDIA_DRIVER_CAPABILITIES=ngx" }, { "libnvidia-ngx", ALWAYS } },
 	{ { "NVIDIA_DRIVER_CAPABILITIES=compat32" }, { ALWAYS } },
 	{ { "NVIDIA_DRIVER_CAPABILITIES=compute,compat32" },
@@ -316,14 +320,14 @@ static const struct {
 	  { UTILITY, "libnvidia-ml/32", ALWAYS } },
 	{ { "NVIDIA_DRIVER_CAPABILITIES=all" },
 	  { UTILITY, "libnvidia-ml/32", COMPUTE_LIBS, COMPUTE_BINS, COMPUTE32, VIDEO, VIDEO32,
-	    GRAPHICS, GRAPHICS32, "libnvidia-ngx", COMPUTE_NODES, "/dev/nvidia-modeset", ALWAYS } },
+	    GRAPHICS, GRAPHICS32, "libnvidia-ngx", COMPUTE_NODES, DISPLAY, ALWAYS } },
 	/* the last assignment counts */
 	{ { "NVIDIA_DRIVER_CAPABILITIES=compute", "NVIDIA_DRIVER_CAPABILITIES=utility" },
 	  { UTILITY, ALWAYS } },
 	/* a legacy image (CUDA_VERSION, no NVIDIA_REQUIRE_CUDA) that does not say: all */
 	{ { "CUDA_VERSION=10.2.89" },
 	  { UTILITY, "libnvidia-ml/32", COMPUTE_LIBS, COMPUTE_BINS, COMPUTE32, VIDEO, VIDEO32,
-	    GRAPHICS, GRAPHICS32, "libnvidia-ngx", COMPUTE_NODES, "/dev/nvidia-modeset", ALWAYS } },
+	    GRAPHICS, GRAPHICS32, "libnvidia-ngx", COMPUTE_NODES, DISPLAY, ALWAYS } },
 	{ { "CUDA_VERSION=10.2.89", "NVIDIA_DRIVER_CAPABILITIES=utility" }, { UTILITY, ALWAYS } },
 	{ { "CUDA_VERSION=12.4.1", "NVIDIA_REQUIRE_CUDA=cuda>=12.4" },
 	  { UTILITY, COMPUTE_LIBS, COMPUTE_BINS, COMPUTE_NODES, ALWAYS } },

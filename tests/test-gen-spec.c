@@ -391,6 +391,141 @@ Test(spec, device_numbers_on_request)
 	inventory_clear(&inv);
 }
 
+/* A DRM node as udev makes it on Debian: root:<gid> 0660; by_path_of: the real node's index for
+ * a by-path name (its hostPath is that node's), INV_NO_NODE for the node itself. */
+static size_t drm_node(struct inventory *inv, struct gpu_device *g, const char *path,
+		       unsigned minor, gid_t gid, size_t by_path_of)
+{
+	size_t index;
+
+	if (by_path_of == INV_NO_NODE)
+		index = node(inv, NODE_DRM, DRV_CAP_GRAPHICS, path, 226, minor);
+	else
+		cr_assert_eq(inventory_add_node(inv, NODE_DRM, DRV_CAP_GRAPHICS, path,
+						inv->nodes[by_path_of].host_path, &index, NULL),
+			     0);
+	inv->nodes[index].major = 226;
+	inv->nodes[index].minor = minor;
+	inv->nodes[index].mode = 0660;
+	inv->nodes[index].gid = gid;
+	g->drm[g->n_drm++] = index;
+	return index;
+}
+
+/* topo3 with DRM on GPU 0 (card1, renderD128 and by-path names) and GPU 1 (in MIG mode). */
+static void topo3_drm(struct inventory *inv)
+{
+	size_t card, render;
+
+	topo3(inv);
+	card = drm_node(inv, &inv->gpus[0], "/dev/dri/card1", 1, 44, INV_NO_NODE);
+	render = drm_node(inv, &inv->gpus[0], "/dev/dri/renderD128", 128, 105, INV_NO_NODE);
+	drm_node(inv, &inv->gpus[0], "/dev/dri/by-path/pci-0000:07:00.0-card", 1, 44, card);
+	drm_node(inv, &inv->gpus[0], "/dev/dri/by-path/pci-0000:07:00.0-render", 128, 105, render);
+	drm_node(inv, &inv->gpus[1], "/dev/dri/card2", 2, 44, INV_NO_NODE);
+	drm_node(inv, &inv->gpus[1], "/dev/dri/renderD129", 129, 105, INV_NO_NODE);
+	inv->gpus[0].app_profile = strdup(HOST "/usr/share/cdikit/application-profiles/gpu0.conf");
+	inv->gpus[1].app_profile = strdup(HOST "/usr/share/cdikit/application-profiles/gpu3.conf");
+	cr_assert(inv->gpus[0].app_profile && inv->gpus[1].app_profile);
+}
+
+static json_int_t int_at(const json_t *array, size_t i)
+{
+	return json_integer_value(json_array_get(array, i));
+}
+
+Test(spec, drm_nodes_carry_their_groups_as_additional_gids)
+{
+	static const char *const gpu0[] = {
+		"/dev/nvidia0",
+		"/dev/dri/card1",
+		"/dev/dri/renderD128",
+		"/dev/dri/by-path/pci-0000:07:00.0-card",
+		"/dev/dri/by-path/pci-0000:07:00.0-render",
+	};
+	struct inventory inv;
+	struct spec_options o = { 0 };
+	_cleanup_json_ json_t *spec = NULL;
+	json_t *nodes, *gids, *mounts;
+
+	topo3_drm(&inv);
+	spec = spec_of(&inv, &o, NULL);
+	cr_assert_str_eq(json_string_value(json_object_get(spec, "cdiVersion")), "0.7.0");
+	nodes = dev_nodes(spec, "0");
+	cr_assert_eq(json_array_size(nodes), ELEMENTSOF(gpu0));
+	for (size_t i = 0; i < ELEMENTSOF(gpu0); i++)
+		cr_assert_str_eq(node_path(nodes, i), gpu0[i], "node %zu", i);
+	/* The by-path name is a node of its own whose host side is the real node. */
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(nodes, 4), "hostPath")),
+			 HOST "/dev/dri/renderD128");
+	cr_assert_null(json_object_get(json_array_get(nodes, 0), "gid"), "/dev/nvidia0 is 0666");
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(nodes, 1), "gid")), 44);
+	cr_assert_eq(json_integer_value(json_object_get(json_array_get(nodes, 2), "gid")), 105);
+	gids = json_object_get(dev_edits(spec, "0"), "additionalGids");
+	cr_assert_eq(json_array_size(gids), 2);
+	cr_assert(int_at(gids, 0) == 44 && int_at(gids, 1) == 105);
+	/* A MIG device has no graphics engine: no DRM nodes, no groups. */
+	nodes = dev_nodes(spec, "1:0");
+	for (size_t i = 0; i < json_array_size(nodes); i++)
+		cr_assert(strncmp(node_path(nodes, i), "/dev/dri/", 9) != 0, "%s",
+			  node_path(nodes, i));
+	cr_assert_null(json_object_get(dev_edits(spec, "1:0"), "additionalGids"));
+	/* GPU 0's EGL application profile, at the path the driver reads; none for a MIG device
+	 * (no graphics engine), GPU 2 (none installed) or all (every GPU is the default). */
+	mounts = json_object_get(dev_edits(spec, "0"), "mounts");
+	cr_assert_eq(json_array_size(mounts), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(json_array_get(mounts, 0), "hostPath")),
+			 HOST "/usr/share/cdikit/application-profiles/gpu0.conf");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(json_array_get(mounts, 0), "containerPath")),
+		"/etc/nvidia/nvidia-application-profiles-rc.d/10-container.conf");
+	cr_assert_null(json_object_get(dev_edits(spec, "1:0"), "mounts"));
+	cr_assert_null(json_object_get(dev_edits(spec, "2"), "mounts"));
+	cr_assert_null(json_object_get(dev_edits(spec, "all"), "mounts"));
+	/* GPU 2 has no DRM (nvidia-drm did not register one): no groups either. */
+	cr_assert_eq(json_array_size(dev_nodes(spec, "2")), 1);
+	cr_assert_null(json_object_get(dev_edits(spec, "2"), "additionalGids"));
+	/* all: the union, groups once each; the common edits need none. */
+	gids = json_object_get(dev_edits(spec, "all"), "additionalGids");
+	cr_assert(json_array_size(gids) == 2 && int_at(gids, 0) == 44 && int_at(gids, 1) == 105);
+	cr_assert_null(json_object_get(json_object_get(spec, "containerEdits"), "additionalGids"));
+	json_decref(spec);
+
+	/* Without the groups: the same nodes, no gid anywhere, cdiVersion 0.5.0 for podman 4. */
+	o.no_additional_gids = true;
+	spec = spec_of(&inv, &o, NULL);
+	cr_assert_str_eq(json_string_value(json_object_get(spec, "cdiVersion")), "0.5.0");
+	cr_assert_eq(json_array_size(dev_nodes(spec, "0")), ELEMENTSOF(gpu0));
+	cr_assert_not(has_key(spec, "additionalGids"));
+	cr_assert_not(has_key(spec, "gid"));
+	inventory_clear(&inv);
+}
+
+Test(spec, only_group_nodes_need_additional_gids)
+{
+	struct inventory inv;
+	struct spec_options o = { .device_ids = (const char *const[]){ "2" }, .n_device_ids = 1 };
+	_cleanup_json_ json_t *spec = NULL;
+	json_t *gids;
+
+	topo3_drm(&inv);
+	/* nvidiactl as --params DeviceFileMode=432 DeviceFileGID=44 makes it: the common edits. */
+	inv.nodes[1].mode = 0660;
+	inv.nodes[1].gid = 44;
+	/* 0666 with a group, 0660 of root's group: anyone, or root only; no group helps. */
+	inv.nodes[0].gid = 27;
+	inv.nodes[inv.gpus[2].node].mode = 0660;
+	spec = spec_of(&inv, &o, NULL);
+	gids = json_object_get(json_object_get(spec, "containerEdits"), "additionalGids");
+	cr_assert(json_array_size(gids) == 1 && int_at(gids, 0) == 44);
+	cr_assert_null(json_object_get(dev_edits(spec, "2"), "additionalGids"));
+	/* GPU 0's DRM nodes are not selected, so "all" has neither them nor their groups. */
+	cr_assert_null(json_object_get(dev_edits(spec, "all"), "additionalGids"));
+	cr_assert_eq(json_array_size(dev_nodes(spec, "all")), 1);
+	cr_assert_str_eq(json_string_value(json_object_get(spec, "cdiVersion")), "0.7.0");
+	inventory_clear(&inv);
+}
+
 Test(spec, device_id_selection)
 {
 	static const struct {
