@@ -9,6 +9,7 @@
 # Golden files: tests/golden/<name>.yaml with the temp root replaced by @ROOT@; regenerate with
 # CDIKIT_UPDATE_GOLDEN=1 bash tests/generate-modes.sh (then review the diff).
 source "$(dirname "$0")/lib/suite.sh"
+source tests/lib/golden.sh
 source tests/lib/podman-cdi.sh
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 
@@ -17,7 +18,6 @@ G=$B/cdi-generate
 [ -x "$G" ] || die "$G not built"
 MOCK=$B/tests/mock-nvml
 [ -f "$MOCK/libnvidia-ml.so.1" ] || die "mock NVML not built ($MOCK; make check builds the fixtures)"
-GOLDEN=tests/golden
 
 tmp=$(mktemp -d /tmp/cdikit-modes.XXXXXX)
 cleanup() {
@@ -46,20 +46,9 @@ gen() { # name root [args...]: generate to $tmp/name.yaml (stderr in $tmp/name.e
 		die "$name: cdi-generate $*: $(cat "$tmp/$name.err")"
 	outs+=("$tmp/$name.yaml")
 }
-golden() { # name root [args...]
-	local name=$1 root=$2
+golden() { # name root [args...]: gen, then compare with tests/golden/<name>.yaml
 	gen "$@"
-	sed "s|$root|@ROOT@|g" "$tmp/$name.yaml" >"$tmp/$name.golden"
-	if grep -q "$tmp" "$tmp/$name.golden"; then die "$name: the temp dir leaks outside hostPath"; fi
-	if [ "${CDIKIT_UPDATE_GOLDEN:-0}" = 1 ]; then
-		cp "$tmp/$name.golden" "$GOLDEN/$name.yaml"
-		echo "updated $GOLDEN/$name.yaml"
-		return
-	fi
-	[ -f "$GOLDEN/$name.yaml" ] || die "$name: no $GOLDEN/$name.yaml (CDIKIT_UPDATE_GOLDEN=1 makes it)"
-	diff -u "$GOLDEN/$name.yaml" "$tmp/$name.golden" >"$tmp/$name.diff" ||
-		die "$name differs from $GOLDEN/$name.yaml: $(head -n 40 "$tmp/$name.diff")"
-	ok "$name matches $GOLDEN/$name.yaml"
+	golden_check "$1" "$tmp/$1.yaml" "$2"
 }
 
 # ---------------------------------------------------------------- goldens
@@ -104,7 +93,7 @@ gen jetson-mode "$tmp/jetson" --mode csv
 cmp -s "$tmp/jetson.yaml" "$tmp/jetson-mode.yaml" || die "--mode csv differs from auto on the Jetson"
 [ -f "$tmp/jetson/proc/driver/nvidia/version" ] || die "the jetson host has no /proc/driver/nvidia/version"
 gen jetson35 "$tmp/jetson35"
-cmp -s <(sed "s|$tmp/jetson35|@ROOT@|g" "$tmp/jetson35.yaml") "$tmp/jetson.golden" ||
+cmp -s <(sed "s|$tmp/jetson35|@ROOT@|g" "$tmp/jetson35.yaml") "$tmp/jetson.yaml.golden" ||
 	die "JetPack 5's one l4t.csv gives another spec than JetPack 6's devices.csv + drivers.csv"
 gen nvs-auto "$tmp/nvs"
 [ "$(kind nvs-auto)" = nvidia.com/gpu ] || die "auto on dgx-nvswitch: kind $(kind nvs-auto)"
