@@ -501,16 +501,10 @@ fi
 # ---------------------------------------------------------------- podman
 # podman 4.3 always reads /etc/cdi: tests/lib/podman-cdi.sh gives it a private one.
 podman_check() {
-	local spec=$tmp/dgx-mig.yaml result
+	local spec=$tmp/dgx-mig.yaml
 	echo "$spec nvidia.com/gpu 0 7 2:0 5:2 none all $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p' | tr '\n' ' ')" >"$tmp/podman.list"
 	mkdir -p "$tmp/podman"
-	podman_cdi_check "$tmp/podman" "$tmp/podman.list" >"$tmp/podman.out" 2>&1
-	result=$(tail -n 1 "$tmp/podman.out")
-	case $result in
-	OK:*) ok "podman create+init --device: ${result#OK: } of the dgx-mig spec injected (and =nonexistent refused)" ;;
-	SKIP:*) echo "podman: $result" ;;
-	*) die "podman: $(tail -n 5 "$tmp/podman.out")" ;;
-	esac
+	podman_cdi_expect "$tmp/podman" "$tmp/podman.list" "the dgx-mig spec"
 }
 etc_before=$(ls -la --time-style=full-iso /etc/cdi 2>&1)
 podman_check

@@ -70,3 +70,16 @@ done <"$list"
 echo "OK: $n devices"
 NS
 }
+
+# podman_cdi_expect DIR LIST WHAT: podman_cdi_check as a suite's verdict: ok (saying how many
+# devices of WHAT were injected), a note when podman cannot run here, die on a failure.
+podman_cdi_expect() {
+	local result
+	podman_cdi_check "$1" "$2" >"$1/podman.out" 2>&1
+	result=$(tail -n 1 "$1/podman.out")
+	case $result in
+	OK:*) ok "podman create+init --device: ${result#OK: } of $3 injected (and =nonexistent refused)" ;;
+	SKIP:*) echo "podman: $result" ;;
+	*) die "podman: $(tail -n 5 "$1/podman.out")" ;;
+	esac
+}
