@@ -35,6 +35,7 @@
 struct args {
 	const char *root, *driver_root, *dev_root;
 	const char *output;
+	char *output_buf; /* a mode's default output */
 	int format; /* -1: from the extension */
 	bool check;
 	bool no_facts;
@@ -70,9 +71,13 @@ static void usage(void)
 	      "  --device-id ID        describe only this device: index, g:m, gpuN, migG:M, UUID or\n"
 	      "                        PCI bus id, or none; repeatable (default: every device)\n"
 	      "  --no-all-device       leave out the \"all\" and \"none\" devices\n"
-	      "  --mode MODE           auto (nvml if NVML loads, else procfs), nvml, procfs (full\n"
-	      "                        GPUs from /proc, no MIG), management (one \"all\" device with\n"
-	      "                        every NVIDIA device node) (default auto)\n"
+	      "  --mode MODE           auto (wsl on WSL2, csv on Jetson, else nvml if NVML loads,\n"
+	      "                        else procfs), nvml, procfs (full GPUs from /proc, no MIG),\n"
+	      "                        management (one \"all\" device with every NVIDIA device node)\n"
+	      "                        (default auto); the GPU spec of WSL2 (wsl) or a Jetson's CSV\n"
+	      "                        files (csv); a spec of its own kind: imex (nvidia.com/\n"
+	      "                        imex-channel=N), nvswitch, gds, mofed, gdrcopy (nvidia.com/\n"
+	      "                        MODE=all; default output /etc/cdi/nvidia-MODE.yaml)\n"
 	      "  --check               write nothing; exit 0 if FILE (and FILE.cdikit) are up to date,\n"
 	      "                        1 if they are stale or insecure\n"
 	      "  --allow-missing-nodes a device node missing under --dev-root is written with a\n"
@@ -178,17 +183,14 @@ static int root_option(const char *name, const char *value, const char **ret)
 
 static int parse_mode(const char *s, enum gen_mode *ret)
 {
-	static const char *const names[] = { [MODE_AUTO] = "auto",
-					     [MODE_NVML] = "nvml",
-					     [MODE_PROCFS] = "procfs",
-					     [MODE_MANAGEMENT] = "management" };
-
-	for (size_t i = 0; i < ELEMENTSOF(names); i++)
-		if (strcmp(s, names[i]) == 0) {
-			*ret = (enum gen_mode)i;
+	for (enum gen_mode m = MODE_AUTO; gen_mode_name(m); m++)
+		if (strcmp(s, gen_mode_name(m)) == 0) {
+			*ret = m;
 			return 0;
 		}
-	return cli_usage_error("--mode: unknown mode \"%s\" (auto, nvml, procfs, management)", s);
+	return cli_usage_error(
+		"--mode: unknown mode \"%s\" (auto, nvml, procfs, management, wsl, csv, imex, nvswitch, gds, mofed, gdrcopy)",
+		s);
 }
 
 /* The switch an option without an argument turns on, or NULL. */
@@ -296,9 +298,43 @@ static int handle_option(int c, struct args *a)
 	}
 }
 
+/* What a mode implies: its kind's class (nvidia-ctk's), its file, the options it takes. */
+static int finish_mode(struct args *a)
+{
+	enum gen_mode m = a->discover.mode;
+	/* Modes with the one device "all" (imex and csv have others). */
+	bool all_only = m == MODE_MANAGEMENT || m == MODE_WSL || m >= MODE_NVSWITCH;
+
+	if (a->ids.n > 0 && m >= MODE_MANAGEMENT)
+		return cli_usage_error("--device-id: --mode %s describes every device it finds",
+				       gen_mode_name(m));
+	if (a->spec.no_all_device && all_only)
+		return cli_usage_error("--mode %s has only the \"all\" device", gen_mode_name(m));
+	if (!a->spec.class_name && m == MODE_IMEX)
+		a->spec.class_name = "imex-channel";
+	else if (!a->spec.class_name && m >= MODE_NVSWITCH)
+		a->spec.class_name = gen_mode_name(m);
+	/* Not over the GPU spec: each kind in a file of its own. */
+	if (!a->output && m >= MODE_IMEX) {
+		if (asprintf(&a->output_buf, "/etc/cdi/nvidia-%s.yaml", gen_mode_name(m)) < 0) {
+			cli_error("out of memory");
+			return CLI_EXIT_PROBLEM;
+		}
+		a->output = a->output_buf;
+	}
+	if (!a->output)
+		a->output = DEFAULT_OUTPUT;
+	return 0;
+}
+
 /* Options that make sense only together, and what follows from the output name. */
 static int finish_args(struct args *a)
 {
+	int r;
+
+	r = finish_mode(a);
+	if (r != 0)
+		return r;
 	if (a->check && strcmp(a->output, "-") == 0)
 		return cli_usage_error("--check needs a file, not --output -");
 	if (a->boot.dry_run && !a->boot.load_modules && !a->boot.create_nodes)
@@ -309,8 +345,6 @@ static int finish_args(struct args *a)
 		return cli_usage_error("--modules-dir needs --load-modules");
 	if (a->lib_layout_dir && !a->lib_dir && strcmp(a->output, "-") == 0)
 		return cli_usage_error("--library-layout dir with --output - needs --library-dir");
-	if (a->discover.mode == MODE_MANAGEMENT && (a->ids.n > 0 || a->spec.no_all_device))
-		return cli_usage_error("--mode management has only the \"all\" device");
 	a->spec.management = a->discover.mode == MODE_MANAGEMENT;
 	a->spec.capabilities = !a->no_facts && strcmp(a->output, "-") != 0;
 	a->spec.device_ids = (const char *const *)a->ids.v;
@@ -329,7 +363,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 {
 	int c, r;
 
-	a->output = DEFAULT_OUTPUT;
 	a->format = -1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:qvhV", options, NULL)) != -1) {
@@ -523,6 +556,11 @@ static void say_found(const struct inventory *inv)
 		libs += inv->files[i].kind == INV_LIBRARY;
 		lib32 += inv->files[i].kind == INV_LIBRARY && inv->files[i].is32;
 	}
+	if (inv->n_devices > 0) {
+		cli_info("%zu devices, %zu device nodes, %zu files", inv->n_devices, inv->n_nodes,
+			 inv->n_files);
+		return;
+	}
 	inventory_cuda_version(inv, cuda, sizeof(cuda));
 	cli_info("driver %s, CUDA %s: %zu GPUs, %zu MIG devices, %zu device nodes",
 		 inv->driver_version, cuda, inv->n_gpus, migs, inv->n_nodes);
@@ -548,6 +586,8 @@ static int run(const struct args *a, const struct gen_host *host)
 		say_found(&inv);
 	if (r >= 0 && a->lib_layout_dir)
 		r = plan_lib_dir(a, &inv, &ld, &err);
+	/* The facts are a GPU spec's: the other kinds have none to tell. */
+	want_facts = want_facts && inv.n_devices == 0;
 	if (r >= 0)
 		r = spec_build(&inv, &a->spec, &res, &warn, &err);
 	if (r >= 0)
@@ -603,5 +643,6 @@ int main(int argc, char **argv)
 			status = run(&a, &host);
 	}
 	strv_builder_clear(&a.ids);
+	free(a.output_buf);
 	return status < 0 ? 0 : status;
 }

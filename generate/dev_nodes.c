@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -468,8 +469,41 @@ static void classify(const char *dir, const char *name, enum node_role *role, en
 		*role = NODE_CONTROL, *cap = DRV_CAP_DISPLAY;
 }
 
-/* Character devices in <dev-root><dir> whose names start with prefix, into the inventory. */
-static int scan_dir(struct nodes *n, const char *dir, const struct scan *s)
+/* How a scan judges what it finds: the major /proc/devices gives major_name (NULL: any), and
+ * with minor_suffix the minor is the number ending the name (channel7: 7). */
+struct scan_expect {
+	const char *major_name;
+	bool minor_suffix;
+};
+
+static bool have_node(const struct inventory *inv, const char *path);
+
+/* The node expectation of a scanned name; false when there is none to hold it against. */
+static bool scan_want(const struct scan_expect *x, const char *name, struct node_expect *want)
+{
+	const char *end = name + strlen(name), *p = end;
+	unsigned long v;
+
+	if (!x || !x->major_name)
+		return false;
+	*want = (struct node_expect){ { x->major_name, NULL }, 0 };
+	if (!x->minor_suffix)
+		return false;
+	while (p > name && isdigit((unsigned char)p[-1]))
+		p--;
+	if (p == end || end - p > 7)
+		return false;
+	v = strtoul(p, NULL, 10);
+	if (v > PROCFS_MAX_CAP_MINOR)
+		return false;
+	want->minor = (unsigned)v;
+	return true;
+}
+
+/* Character devices in <dev-root><dir> that keep accepts, into the inventory (sorted by name;
+ * a path the inventory has already is not added twice). */
+static int scan_dir(struct nodes *n, const char *dir, dir_keep_fn keep, void *userdata,
+		    const struct scan_expect *x)
 {
 	_cleanup_strv_free_ char **names = NULL;
 	_cleanup_free_ char *full = NULL;
@@ -477,10 +511,10 @@ static int scan_dir(struct nodes *n, const char *dir, const struct scan *s)
 	size_t count = 0;
 	int r;
 
-	r = root_fs_list(&n->dev_fs, dir, keep_scanned, (void *)s, &names, &count, &real);
+	r = root_fs_list(&n->dev_fs, dir, keep, userdata, &names, &count, &real);
 	if (r == -ENOENT || r == -ENOTDIR)
 		return 0;
-	if (r >= 0 && asprintf(&full, "%s%s", n->dev_root, real) < 0)
+	if (r >= 0 && asprintf(&full, "%s%s", n->dev_root, strcmp(real, "/") ? real : "") < 0)
 		r = -ENOMEM;
 	if (r < 0) {
 		_cleanup_free_ char *given = host_path(n->dev_root, dir);
@@ -491,6 +525,7 @@ static int scan_dir(struct nodes *n, const char *dir, const struct scan *s)
 	for (size_t i = 0; i < count; i++) {
 		char path[PATH_MAX];
 		struct stat st;
+		struct node_expect want;
 		enum node_role role;
 		enum drv_cap cap;
 		size_t index;
@@ -502,13 +537,37 @@ static int scan_dir(struct nodes *n, const char *dir, const struct scan *s)
 		if (n->d->inv->n_nodes >= MAX_NODES)
 			return cdi_problem_add(n->d->err, -E2BIG, full, 0, 0, NULL,
 					       "more than %u NVIDIA device nodes", MAX_NODES);
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		snprintf(path, sizeof(path), "%s/%s", strcmp(dir, "/") ? dir : "", names[i]);
+		if (have_node(n->d->inv, path))
+			continue;
 		classify(dir, names[i], &role, &cap);
-		r = inspect(n, path, role, cap, true, NULL, &index);
+		r = inspect(n, path, role, cap, true, scan_want(x, names[i], &want) ? &want : NULL,
+			    &index);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+static bool keep_glob(const char *name, unsigned char d_type, void *pattern)
+{
+	return fnmatch(pattern, name, FNM_PERIOD) == 0 &&
+	       (d_type == DT_CHR || d_type == DT_UNKNOWN);
+}
+
+int discover_pattern_nodes(struct discovery *d, const struct node_pattern *p, size_t n_patterns)
+{
+	struct nodes n;
+	int r;
+
+	r = nodes_init(&n, d);
+	for (size_t i = 0; r >= 0 && i < n_patterns; i++) {
+		struct scan_expect x = { p[i].major_name, p[i].minor_suffix };
+
+		r = scan_dir(&n, p[i].dir, keep_glob, (void *)p[i].pattern, &x);
+	}
+	nodes_done(&n);
+	return r;
 }
 
 static bool have_node(const struct inventory *inv, const char *path)
@@ -538,7 +597,7 @@ int discover_all_nodes(struct discovery *d)
 
 	r = nodes_init(&n, d);
 	for (size_t i = 0; r >= 0 && i < ELEMENTSOF(scans); i++)
-		r = scan_dir(&n, dirs[i], &scans[i]);
+		r = scan_dir(&n, dirs[i], keep_scanned, (void *)&scans[i], NULL);
 	if (r >= 0 && d->inv->n_nodes == 0) {
 		_cleanup_free_ char *hdev = host_path(d->host->dev_root, "/dev");
 

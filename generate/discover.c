@@ -146,11 +146,27 @@ static int discover_gpus(struct discovery *d, const struct discover_options *o,
 	return 0;
 }
 
+/* The sources of a mode whose spec is not the GPU spec. */
+static int run_mode_source(struct discovery *d, enum gen_mode mode)
+{
+	switch (mode) {
+	case MODE_WSL:
+		return discover_wsl(d);
+	case MODE_CSV:
+		return discover_csv(d);
+	default:
+		return discover_fabric(d, mode);
+	}
+}
+
 static int run_sources(struct discovery *d, const struct discover_options *o)
 {
 	char proc_version[GPU_VERSION_MAX];
+	enum gen_mode mode = o->mode == MODE_AUTO ? discover_platform(d) : o->mode;
 	int r;
 
+	if (mode >= MODE_WSL)
+		return run_mode_source(d, mode);
 	r = driver_present(d);
 	if (r >= 0)
 		r = procfs_driver_version(d->host->root, proc_version, d->err);

@@ -24,7 +24,18 @@ enum gen_mode {
 	MODE_NVML,	 /* GPUs and MIG devices from NVML */
 	MODE_PROCFS,	 /* full GPUs from /proc, no MIG */
 	MODE_MANAGEMENT, /* every NVIDIA device node, no GPU enumeration */
+	/* Specs without GPU enumeration, each a source of its own (inventory.devices). */
+	MODE_WSL,      /* WSL2: /dev/dxg and the Windows driver store */
+	MODE_CSV,      /* Jetson/Tegra: what the CSV files of host-files-for-container.d list */
+	MODE_IMEX,     /* one device per IMEX channel */
+	MODE_NVSWITCH, /* NVSwitch and NVLink nodes, the fabric manager's socket */
+	MODE_GDS,      /* GPUDirect Storage: nvidia-fs nodes, cufile.json, /run/udev */
+	MODE_MOFED,    /* InfiniBand verbs and rdma_cm */
+	MODE_GDRCOPY,  /* /dev/gdrdrv */
 };
+
+/* nvidia-ctk's name of a mode ("auto", "wsl", ...). */
+const char *gen_mode_name(enum gen_mode mode);
 
 struct discover_options {
 	enum gen_mode mode;
@@ -74,6 +85,39 @@ int discover_all_nodes(struct discovery *d);
 
 /* Each GPU's EGL application profile, when cdikit's are installed in the root (app_profile.c). */
 int discover_app_profiles(struct discovery *d);
+
+/* Which character devices of a directory a mode's spec has (dev_nodes.c). */
+struct node_pattern {
+	const char *dir;	/* under dev-root: "/dev/infiniband" */
+	const char *pattern;	/* fnmatch(3) pattern of the names: "uverbs*" */
+	const char *major_name; /* /proc/devices name the nodes' major must have; NULL: any */
+	bool minor_suffix;	/* the minor is the number that ends the name (channel7: 7) */
+};
+/* The character devices matching each pattern, sorted by name within one, added to d->inv as
+ * NODE_OTHER (a path it has already is skipped); links and other files are not nodes. */
+int discover_pattern_nodes(struct discovery *d, const struct node_pattern *p, size_t n_patterns);
+
+/* The spec of a fabric, storage or network mode (MODE_IMEX .. MODE_GDRCOPY:
+ * discover_fabric.c): its nodes and files, and its devices. */
+int discover_fabric(struct discovery *d, enum gen_mode mode);
+
+/* A WSL2 guest (discover_wsl.c): /dev/dxg as the device "all", the driver store's files. */
+int discover_wsl(struct discovery *d);
+
+/* A Jetson (discover_csv.c): the device "0" of the CSV files' dev rows, their other rows as
+ * files. */
+int discover_csv(struct discovery *d);
+
+/* What --mode auto finds (platform.c): MODE_WSL (/dev/dxg and no /proc/driver/nvidia),
+ * MODE_CSV (a Tegra SoC whose driver lists no GPU in /proc/driver/nvidia/gpus), else
+ * MODE_AUTO (a GPU host). */
+enum gen_mode discover_platform(struct discovery *d);
+
+/* A file or directory of a root (the real one, links followed inside it) mounted at path
+ * (discover_wsl.c); -ENOENT (no problem) when it is not there as type (S_IFREG, S_IFDIR, or
+ * 0 for either). */
+int discovery_add_path(struct discovery *d, struct root_fs *fs, const char *path, mode_t type,
+		       enum inv_file_kind kind, const char *container_path);
 
 /* The driver's libraries, binaries, firmware, IPC sockets and configs (driver_files.c). */
 int discover_driver_files(struct discovery *d);

@@ -52,6 +52,7 @@ void inventory_clear(struct inventory *inv)
 		strv_free_n(inv->files[i].container_paths, inv->files[i].n_container_paths);
 	}
 	free(inv->files);
+	free(inv->devices);
 	*inv = (struct inventory){ 0 };
 }
 
@@ -147,6 +148,23 @@ int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struc
 	if (a->rank != b->rank)
 		return a->rank < b->rank ? -1 : 1;
 	return strcmp(a->host_path, b->host_path);
+}
+
+int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index,
+			 size_t first_node, size_t n_nodes, struct cdi_error *err)
+{
+	struct inv_device *dev;
+
+	if (strlen(name) >= sizeof(dev->name) || first_node + n_nodes > inv->n_nodes)
+		return cdi_fail(err, -EINVAL, "inventory: bad device \"%s\"", name);
+	if (ARRAY_RESERVE(inv->devices, inv->cap_devices, inv->n_devices + 1) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	dev = &inv->devices[inv->n_devices++];
+	*dev = (struct inv_device){ .gpu_index = gpu_index,
+				    .first_node = first_node,
+				    .n_nodes = n_nodes };
+	strcpy(dev->name, name);
+	return 0;
 }
 
 bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size)

@@ -136,6 +136,18 @@ struct inv_file {
 	unsigned rank; /* discovery order (ld.so.cache order first); 0 for non-libraries */
 };
 
+/*
+ * A device of a spec that does not enumerate GPUs (the wsl, csv, imex, nvswitch, gds, mofed and
+ * gdrcopy modes): a name and a run of inventory nodes. Assembly adds "all" (every node) unless
+ * a device has that name.
+ */
+struct inv_device {
+	char name[32];	  /* "all", "2047" (an IMEX channel) */
+	bool gpu_index;	  /* name is a GPU index: named by the strategies ("0", "gpu0") */
+	size_t first_node; /* inventory.nodes[first_node .. first_node + n_nodes) */
+	size_t n_nodes;
+};
+
 struct inventory {
 	char driver_version[GPU_VERSION_MAX]; /* "550.54.15" */
 	int cuda_version;	 /* 12040 (nvmlSystemGetCudaDriverVersion), 0 unknown */
@@ -145,6 +157,9 @@ struct inventory {
 	size_t n_nodes, cap_nodes;
 	struct inv_file *files;
 	size_t n_files, cap_files;
+	/* Set by the sources of a mode whose spec is not the GPU spec; none for GPU specs. */
+	struct inv_device *devices;
+	size_t n_devices, cap_devices;
 };
 
 void inventory_clear(struct inventory *inv);
@@ -176,6 +191,10 @@ int inv_file_add_path(struct inv_file *file, const char *a, const char *b, const
  */
 int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struct inv_file *b,
 			  unsigned prio_b);
+
+/* Append a device of the nodes [first_node, first_node + n_nodes). */
+int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index,
+			 size_t first_node, size_t n_nodes, struct cdi_error *err);
 
 /* The "major.minor" CUDA version of inv->cuda_version ("12.4"); false when unknown. */
 bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size);

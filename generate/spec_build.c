@@ -521,6 +521,9 @@ int spec_build(const struct inventory *inv, const struct spec_options *opts,
 	_cleanup_json_ json_t *devices = json_array(), *mounts = NULL, *edits = NULL, *spec = NULL;
 	int r;
 
+	if (inv->n_devices > 0)
+		return spec_build_devices(inv, opts, ret, err);
+
 	r = build_init(&b);
 	if (r >= 0 && !devices)
 		r = oom(&b);

@@ -64,6 +64,13 @@ int spec_build(const struct inventory *inv, const struct spec_options *opts,
 	       struct spec_result *ret, struct cdi_error *warn, struct cdi_error *err);
 void spec_result_clear(struct spec_result *res);
 
+/* The spec of an inventory with devices (the modes that do not enumerate GPUs: spec_modes.c;
+ * spec_build() hands such an inventory on): its devices sorted by name, "all" unless one is
+ * or opts->no_all_device, the files as common mounts, NVIDIA_VISIBLE_DEVICES=void when the
+ * class is gpu. No capabilities (no facts file). */
+int spec_build_devices(const struct inventory *inv, const struct spec_options *opts,
+		       struct spec_result *ret, struct cdi_error *err);
+
 /* The inventory's files as mounts, sorted by containerPath, one per path (spec_mounts.c);
  * caps (may be NULL) gets the capability of each. */
 int spec_mounts(const struct inventory *inv, json_t **ret_mounts, json_t *caps,

@@ -28,7 +28,6 @@ MOCK=$B/tests/mock-nvml
 [ -f "$MOCK/libnvidia-ml.so.1" ] && [ -f "$MOCK/old/libnvidia-ml.so.1" ] ||
 	die "mock NVML not built ($MOCK; make check builds the fixtures)"
 SCHEMA_DIR=/usr/share/gocode/src/github.com/container-orchestrated-devices/container-device-interface/schema
-GOLDEN=tests/golden
 VERSION=$(sed -nE 's/^VERSION := (.*)/\1/p' Makefile)
 
 tmp=$(mktemp -d /tmp/cdikit-gen.XXXXXX)
@@ -38,6 +37,8 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
+source tests/lib/golden.sh
+source tests/lib/podman-cdi.sh
 
 topologies=(single dgx-mig big64 old-driver no-nvml workstation)
 for t in "${topologies[@]}"; do
@@ -72,18 +73,7 @@ golden() { # name root [args...]: generate to stdout, compare with tests/golden/
 	"$G" --root "$root" --output - "$@" >"$out" 2>"$tmp/$name.err" ||
 		die "$name: cdi-generate failed: $(cat "$tmp/$name.err")"
 	keep "$out"
-	sed "s|$root|@ROOT@|g" "$out" >"$out.golden"
-	if grep -q "$tmp" "$out.golden"; then die "$name: the temp dir leaks outside hostPath"; fi
-	if [ "${CDIKIT_UPDATE_GOLDEN:-0}" = 1 ]; then
-		mkdir -p "$GOLDEN"
-		cp "$out.golden" "$GOLDEN/$name.yaml"
-		echo "updated $GOLDEN/$name.yaml"
-		return
-	fi
-	[ -f "$GOLDEN/$name.yaml" ] || die "$name: no $GOLDEN/$name.yaml (CDIKIT_UPDATE_GOLDEN=1 makes it)"
-	diff -u "$GOLDEN/$name.yaml" "$out.golden" >"$tmp/$name.diff" ||
-		die "$name differs from $GOLDEN/$name.yaml: $(head -n 40 "$tmp/$name.diff")"
-	ok "$name matches $GOLDEN/$name.yaml"
+	golden_check "$name" "$out" "$root"
 }
 
 golden single "$tmp/single"
@@ -579,75 +569,12 @@ else
 fi
 
 # ---------------------------------------------------------------- podman
-# podman 4.3 always reads /etc/cdi. It runs here in a private mount namespace whose /etc is an
-# overlay (upper layer on a tmpfs of ours) with a tmpfs on /etc/cdi, so the spec goes into that
-# namespace's /etc/cdi and the machine's own /etc (and /etc/cdi, present or not) is never
-# touched nor seen.
+# podman 4.3 always reads /etc/cdi: tests/lib/podman-cdi.sh gives it a private one.
 podman_check() { # spec "names..." label
 	local spec=$1 names=$2 label=$3
-	command -v podman >/dev/null 2>&1 || { echo "podman: SKIP (not installed)"; return; }
-	mkdir -p "$tmp/ovl" "$tmp/libpod-tmp" "$tmp/rootfs"
-	cp /bin/true "$tmp/rootfs/probe"
-	tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" . || die "tar"
-	export tmp
-	unshare -m --propagation private bash -s "$spec" "$names" >"$tmp/podman.out" 2>&1 <<'NS'
-set -u
-spec=$1 names=$2
-P=(podman --root "$tmp/storage" --runroot "$tmp/runroot" --tmpdir "$tmp/libpod-tmp"
-	--storage-driver vfs --events-backend none --cgroup-manager cgroupfs)
-mount -t tmpfs tmpfs "$tmp/ovl" && mkdir "$tmp/ovl/up" "$tmp/ovl/work" &&
-	mount -t overlay overlay -o "lowerdir=/etc,upperdir=$tmp/ovl/up,workdir=$tmp/ovl/work" /etc ||
-	{ echo "SKIP: no overlay over /etc in a private mount namespace here"; exit 0; }
-# An empty /etc/cdi of its own: what the machine's may hold (now or later) stays out of view.
-mkdir -p /etc/cdi && mount -t tmpfs -o mode=0755 tmpfs /etc/cdi && cp "$spec" /etc/cdi/nvidia.yaml ||
-	{ echo "FAIL: cannot place the spec"; exit 1; }
-"${P[@]}" import "$tmp/rootfs.tar" localhost/cdikit-gen:test >"$tmp/podman.log" 2>&1 ||
-	{ echo "SKIP: podman import fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
-"${P[@]}" create --network none localhost/cdikit-gen:test /probe >"$tmp/podman.log" 2>&1 ||
-	{ echo "SKIP: podman create fails here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
-n=0
-for name in $names $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p'); do
-	id=$("${P[@]}" create --network none --device "nvidia.com/gpu=$name" localhost/cdikit-gen:test /probe \
-		2>"$tmp/podman.log") || { echo "FAIL: podman create --device nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
-	# podman resolves CDI devices when it writes config.json (init); the runtime may then
-	# fail in this sandbox, after the file is written.
-	"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
-	grep -q 'CDI' "$tmp/podman.log" && { echo "FAIL: podman init, nvidia.com/gpu=$name: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
-	cfg=$("${P[@]}" inspect --format '{{.StaticDir}}' "$id")/config.json
-	[ -f "$cfg" ] || { echo "SKIP: podman init writes no config.json here: $(tail -n 1 "$tmp/podman.log")"; exit 0; }
-	python3 - "$spec" "$name" "$cfg" <<'PY' || { echo "FAIL: podman config.json for nvidia.com/gpu=$name lacks the spec's edits"; exit 1; }
-import json, sys, yaml
-spec = yaml.safe_load(open(sys.argv[1]))
-cfg = json.load(open(sys.argv[3]))
-dev = next(d for d in spec["devices"] if str(d["name"]) == sys.argv[2])
-want = [n["path"] for n in dev["containerEdits"].get("deviceNodes", []) + spec["containerEdits"]["deviceNodes"]]
-have = [d["path"] for d in cfg["linux"].get("devices", [])]
-missing = [p for p in want if p not in have]
-env_ok = "NVIDIA_VISIBLE_DEVICES=void" in cfg["process"]["env"]
-mounts = {m["destination"] for m in cfg.get("mounts", [])}
-mounts_ok = all(m["containerPath"] in mounts for m in spec["containerEdits"].get("mounts", []))
-if missing or not env_ok or not mounts_ok:
-    print("missing nodes", missing, "env", env_ok, "mounts", mounts_ok)
-    sys.exit(1)
-PY
-	n=$((n + 1))
-done
-# The control: an unknown name must be refused, so CDI resolution is really in play.
-id=$("${P[@]}" create --network none --device nvidia.com/gpu=99 localhost/cdikit-gen:test /probe 2>/dev/null)
-"${P[@]}" init "$id" >"$tmp/podman.log" 2>&1
-grep -q 'unresolvable CDI devices nvidia.com/gpu=99' "$tmp/podman.log" ||
-	{ echo "FAIL: podman did not refuse nvidia.com/gpu=99: $(tail -n 2 "$tmp/podman.log")"; exit 1; }
-"${P[@]}" rm -af >/dev/null 2>&1
-"${P[@]}" rmi -af >/dev/null 2>&1
-echo "OK: $n devices"
-NS
-	local rc=$? result
-	result=$(tail -n 1 "$tmp/podman.out")
-	case $result in
-	OK:*) ok "podman create+init --device: ${result#OK: } of the $label spec injected (and =99 refused)" ;;
-	SKIP:*) echo "podman: $result" ;;
-	*) die "podman (exit $rc): $(tail -n 5 "$tmp/podman.out")" ;;
-	esac
+	echo "$spec nvidia.com/gpu $names $(sed -n 's/^- name: \([GM][A-Z]*-.*\)/\1/p' "$spec" | sed -n '1p;$p' | tr '\n' ' ')" >"$tmp/podman-$label.list"
+	mkdir -p "$tmp/podman-$label"
+	podman_cdi_expect "$tmp/podman-$label" "$tmp/podman-$label.list" "the $label spec"
 }
 etc_before=$(ls -la --time-style=full-iso /etc/cdi 2>&1)
 podman_check "$tmp/dgx-mig.yaml" "0 7 2:0 5:2 none all" dgx-mig
