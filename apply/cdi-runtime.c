@@ -21,6 +21,7 @@
 
 #include <cdi/cdi.h>
 
+#include "app_profile.h"
 #include "bundle_config.h"
 #include "bundle_ldcache.h"
 #include "cli.h"
@@ -134,7 +135,8 @@ static void registry_freep(cdi_registry **reg)
 }
 
 /*
- * Once the devices are in oci and before config.json is written: a linker cache in the image
+ * Once the devices are in oci and before config.json is written: the EGL application profile
+ * of all the container's GPUs in the bundle (app_profile.h), and a linker cache in the image
  * that lists the injected libraries first (the edits go into oci, so a failure here leaves
  * config.json and the image's cache as they were). bundle is the directory of config.json;
  * the rootfs is the config's root.path, relative to it.
@@ -144,6 +146,12 @@ static int bundle_post_inject(struct runtime *rt, const char *bundle, json_t *oc
 	struct cdi_error err = CDI_ERROR_INIT;
 	int r;
 
+	r = bundle_app_profile(oci, bundle, &err);
+	if (r < 0) {
+		say_problems(rt, RUNTIME_LOG_ERROR, &err, "application profile: ");
+		cdi_error_reset(&err);
+		return r;
+	}
 	r = cdi_bundle_ldcache(oci, bundle, NULL, &err);
 	if (r < 0) {
 		say_problems(rt, RUNTIME_LOG_ERROR, &err, "linker cache: ");
