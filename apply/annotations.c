@@ -29,15 +29,17 @@ static int check_annotation_name(const char *name, struct cdi_error *err)
 	if (len > ANNOTATION_NAME_MAX)
 		return cdi_fail(err, -EINVAL, "invalid plugin+deviceID \"%s\", too long", name);
 	if (!is_alnum(name[0]))
-		return cdi_fail(err, -EINVAL, "invalid name \"%s\", first '%c' should be alphanumeric",
-				name, name[0]);
+		return cdi_fail(err, -EINVAL,
+				"invalid name \"%s\", first '%c' should be alphanumeric", name,
+				name[0]);
 	for (size_t i = 1; i + 1 < len; i++)
 		if (!is_alnum(name[i]) && name[i] != '_' && name[i] != '-' && name[i] != '.')
 			return cdi_fail(err, -EINVAL, "invalid name \"%s\", invalid character '%c'",
 					name, name[i]);
 	if (!is_alnum(name[len - 1]))
-		return cdi_fail(err, -EINVAL, "invalid name \"%s\", last '%c' should be alphanumeric",
-				name, name[len - 1]);
+		return cdi_fail(err, -EINVAL,
+				"invalid name \"%s\", last '%c' should be alphanumeric", name,
+				name[len - 1]);
 	return 0;
 }
 
@@ -80,7 +82,8 @@ _public_ int cdi_annotations_update(json_t *annotations, const char *plugin, con
 	int r;
 
 	if (!json_is_object(annotations))
-		return cdi_fail(err, -EINVAL, "CDI annotation failed, annotations are not a JSON object");
+		return cdi_fail(err, -EINVAL,
+				"CDI annotation failed, annotations are not a JSON object");
 	r = cdi_annotation_key(plugin, device_id, &key, &sub);
 	if (r < 0)
 		goto wrap;
@@ -157,7 +160,7 @@ _public_ int cdi_annotations_parse(const json_t *annotations, char ***ret_device
 	keys = malloc((json_object_size(annotations) + 1) * sizeof(*keys));
 	if (!keys)
 		return cdi_fail(err, -ENOMEM, "out of memory");
-	json_object_foreach((json_t *)annotations, key, value)
+	json_object_foreach ((json_t *)annotations, key, value)
 		if (strncmp(key, CDI_ANNOTATION_PREFIX, strlen(CDI_ANNOTATION_PREFIX)) == 0)
 			keys[n_keys++] = key;
 	if (n_keys > 1)
@@ -178,7 +181,8 @@ _public_ int cdi_annotations_parse(const json_t *annotations, char ***ret_device
 			if (!item)
 				return cdi_fail(err, -ENOMEM, "out of memory");
 			if (!cdi_is_qualified_name(item))
-				return cdi_fail(err, -EINVAL, "invalid CDI device name \"%s\"", item);
+				return cdi_fail(err, -EINVAL, "invalid CDI device name \"%s\"",
+						item);
 			if (n + 2 > cap) {
 				size_t ncap = cap ? cap * 2 : 8;
 				char **grown = realloc(devs, ncap * sizeof(*grown));

@@ -29,7 +29,7 @@ struct device_requests {
 	char **devices; /* qualified names, request order, no repeats; NULL-terminated */
 	size_t n;
 	enum device_request_source source;
-	size_t n_legacy_hooks; /* legacy prestart hooks taken out of the config */
+	size_t n_legacy_hooks;	     /* legacy prestart hooks taken out of the config */
 	const char *visible_devices; /* DEVICE_REQUEST_ENV: the value they came from (borrowed) */
 };
 

@@ -81,7 +81,7 @@ static bool string_array(const json_t *a)
 
 	if (!json_is_array(a))
 		return false;
-	json_array_foreach(a, i, v)
+	json_array_foreach (a, i, v)
 		if (!json_is_string(v))
 			return false;
 	return true;
@@ -95,7 +95,7 @@ static json_t *copy_strings(const json_t *a)
 
 	if (!copy)
 		return NULL;
-	json_array_foreach(a, i, v) {
+	json_array_foreach (a, i, v) {
 		if (json_array_append_new(copy, json_stringn_nocheck(json_string_value(v),
 								     json_string_length(v))) < 0) {
 			json_decref(copy);
@@ -148,7 +148,10 @@ static int edit_problemv(struct editor *ed, int code, const struct cdi_edit_sour
 	if (s->field && *s->field && suffix && asprintf(&field, "%s.%s", s->field, suffix) < 0)
 		field = NULL;
 	return cdi_problem_addv(ed->err, code, s->file, 0, 0,
-				field ? field : suffix ? suffix : s->field, fmt, ap);
+				field	 ? field
+				: suffix ? suffix
+					 : s->field,
+				fmt, ap);
 }
 
 _printf_(5, 6) static int edit_problem(struct editor *ed, int code, const struct cdi_edit_source *s,
@@ -227,7 +230,8 @@ static int check_sources(struct editor *ed, const struct cdi_edit_source *src, s
 
 	for (size_t i = 0; i < n; i++)
 		if (src[i].edits && !json_is_null(src[i].edits) && !json_is_object(src[i].edits))
-			ret = edit_problem(ed, -EINVAL, &src[i], NULL, "containerEdits is not an object");
+			ret = edit_problem(ed, -EINVAL, &src[i], NULL,
+					   "containerEdits is not an object");
 	return ret;
 }
 
@@ -251,7 +255,8 @@ static int apply_env(struct editor *ed, const struct cdi_edit_source *src, size_
 
 	while ((v = items_next(ed, &it, &r))) {
 		if (!json_is_string(v))
-			return edit_problem(ed, -EINVAL, it.s, "env", "entry %zu is not a string", it.k);
+			return edit_problem(ed, -EINVAL, it.s, "env", "entry %zu is not a string",
+					    it.k);
 		total++;
 	}
 	if (r < 0 || total == 0)
@@ -259,8 +264,10 @@ static int apply_env(struct editor *ed, const struct cdi_edit_source *src, size_
 
 	/* AddMultipleProcessEnv: index the existing entries (the last of a duplicate key wins),
 	 * overwrite a known key in place, append the others. */
-	if (!json_object_get(ed->root, "process") || json_is_null(json_object_get(ed->root, "process"))) {
-		process = json_pack("{s:{s:i,s:i},s:[],s:s}", "user", "uid", 0, "gid", 0, "env", "cwd", "");
+	if (!json_object_get(ed->root, "process") ||
+	    json_is_null(json_object_get(ed->root, "process"))) {
+		process = json_pack("{s:{s:i,s:i},s:[],s:s}", "user", "uid", 0, "gid", 0, "env",
+				    "cwd", "");
 		if (!process || json_object_set_new(ed->root, "process", process) < 0)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	} else {
@@ -271,11 +278,12 @@ static int apply_env(struct editor *ed, const struct cdi_edit_source *src, size_
 	r = own_member(ed, process, "env", JSON_ARRAY, true, "process.env", &env);
 	if (r < 0)
 		return r;
-	json_array_foreach(env, k, v) {
+	json_array_foreach (env, k, v) {
 		if (!json_is_string(v))
 			return cdi_problem_add(ed->err, -EINVAL, NULL, 0, 0, "process.env",
 					       "OCI spec entry %zu is not a string", k);
-		if (cdi_strmap_put(&index, json_string_value(v), env_key_len(json_string_value(v)), k) < 0)
+		if (cdi_strmap_put(&index, json_string_value(v), env_key_len(json_string_value(v)),
+				   k) < 0)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
 	it = ITEMS(src, n, "env");
@@ -319,9 +327,8 @@ static int node_string(struct editor *ed, const struct cdi_edit_source *s, size_
 	return 0;
 }
 
-static int node_int(struct editor *ed, const struct cdi_edit_source *s, size_t k,
-		    const json_t *o, const char *key, json_int_t min, json_int_t max, json_int_t *ret,
-		    bool *ret_has)
+static int node_int(struct editor *ed, const struct cdi_edit_source *s, size_t k, const json_t *o,
+		    const char *key, json_int_t min, json_int_t max, json_int_t *ret, bool *ret_has)
 {
 	const json_t *v = json_object_get(o, key);
 
@@ -340,8 +347,8 @@ static int node_int(struct editor *ed, const struct cdi_edit_source *s, size_t k
 	return 0;
 }
 
-static int node_parse(struct editor *ed, const struct cdi_edit_source *s, size_t k,
-		      const json_t *o, struct node *nd)
+static int node_parse(struct editor *ed, const struct cdi_edit_source *s, size_t k, const json_t *o,
+		      struct node *nd)
 {
 	int r = 0;
 
@@ -360,7 +367,8 @@ static int node_parse(struct editor *ed, const struct cdi_edit_source *s, size_t
 	    (r = node_int(ed, s, k, o, "gid", 0, UINT32_MAX, &nd->gid, &nd->has_gid)) < 0)
 		return r;
 	if (!*nd->path)
-		return item_problem(ed, -EINVAL, s, "deviceNodes", k, "invalid (empty) device path");
+		return item_problem(ed, -EINVAL, s, "deviceNodes", k,
+				    "invalid (empty) device path");
 	return 0;
 }
 
@@ -380,8 +388,7 @@ static int call_lstat(const struct cdi_inject_options *opts, const char *path, s
 }
 
 /* fillMissingInfo (container-edits_unix.go), on our copy of the node. */
-static int node_fill(struct editor *ed, const struct cdi_edit_source *s, size_t k,
-		     struct node *nd)
+static int node_fill(struct editor *ed, const struct cdi_edit_source *s, size_t k, struct node *nd)
 {
 	bool minimal = *nd->type && (nd->major != 0 || strcmp(nd->type, "p") == 0);
 	const char *host_type;
@@ -405,9 +412,10 @@ static int node_fill(struct editor *ed, const struct cdi_edit_source *s, size_t 
 		default:
 			if (minimal)
 				return 0;
-			return item_problem(ed, -EINVAL, s, "deviceNodes", k,
-					    "failed to stat CDI host device \"%s\": not a device node",
-					    nd->host_path);
+			return item_problem(
+				ed, -EINVAL, s, "deviceNodes", k,
+				"failed to stat CDI host device \"%s\": not a device node",
+				nd->host_path);
 		}
 	} else {
 		if (minimal)
@@ -427,8 +435,8 @@ static int node_fill(struct editor *ed, const struct cdi_edit_source *s, size_t 
 		nd->type = host_type;
 	else if (strcmp(nd->type, host_type) != 0)
 		return item_problem(ed, -EINVAL, s, "deviceNodes", k,
-				    "CDI device (\"%s\", \"%s\"), host type mismatch (%s, %s)", nd->path,
-				    nd->host_path, nd->type, host_type);
+				    "CDI device (\"%s\", \"%s\"), host type mismatch (%s, %s)",
+				    nd->path, nd->host_path, nd->type, host_type);
 	if (strcmp(nd->type, "p") == 0)
 		return 0;
 	if (nd->major == 0) {
@@ -550,14 +558,15 @@ static int keyed_list_load(struct keyed_list *l, const json_t *array, const char
 
 	if (keyed_list_init(l, json_array_size(array) + extra) < 0)
 		return -ENOMEM;
-	json_array_foreach(array, i, v)
+	json_array_foreach (array, i, v)
 		if (keyed_list_append(l, v, item_key(v, field)) < 0)
 			return -ENOMEM;
 	return 0;
 }
 
 /* Replace the contents of array by the live slots. */
-static int keyed_list_store(struct keyed_list *l, json_t *array, const size_t *order, size_t n_order)
+static int keyed_list_store(struct keyed_list *l, json_t *array, const size_t *order,
+			    size_t n_order)
 {
 	if (json_array_clear(array) < 0)
 		return -ENOMEM;
@@ -715,15 +724,15 @@ static int apply_net_devices(struct editor *ed, const struct cdi_edit_source *sr
 		if (!json_is_string(host) || !json_is_string(name))
 			return item_problem(ed, -EINVAL, it.s, "netDevices", it.k,
 					    "hostInterfaceName and name must be strings");
-		if (!netdevs &&
-		    ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux", &lnx)) < 0 ||
-		     (r = own_member(ed, lnx, "netDevices", JSON_OBJECT, true, "linux.netDevices",
-				     &netdevs)) < 0))
+		if (!netdevs && ((r = own_member(ed, ed->root, "linux", JSON_OBJECT, true, "linux",
+						 &lnx)) < 0 ||
+				 (r = own_member(ed, lnx, "netDevices", JSON_OBJECT, true,
+						 "linux.netDevices", &netdevs)) < 0))
 			return r;
 		/* LinuxNetDevice: name omitempty. Set or overwrite. */
 		dev = json_object();
-		if (!dev ||
-		    (*json_string_value(name) && !set_string(dev, "name", json_string_value(name)))) {
+		if (!dev || (*json_string_value(name) &&
+			     !set_string(dev, "name", json_string_value(name)))) {
 			json_decref(dev);
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 		}
@@ -740,7 +749,7 @@ static bool has_user_namespace(const json_t *root)
 	const json_t *ns = json_object_get(json_object_get(root, "linux"), "namespaces"), *v;
 	size_t i;
 
-	json_array_foreach(ns, i, v) {
+	json_array_foreach (ns, i, v) {
 		const char *t = json_string_value(json_object_get(v, "type"));
 
 		if (t && strcmp(t, "user") == 0)
@@ -757,7 +766,7 @@ static const char *idmap_option(const char *type, const json_t *options)
 	const json_t *v;
 	size_t i;
 
-	json_array_foreach(options, i, v) {
+	json_array_foreach (options, i, v) {
 		const char *o = json_string_value(v);
 
 		if (!o)
@@ -784,7 +793,7 @@ static json_t *oci_mount(const json_t *m, bool userns)
 	const char *key, *idmap;
 	json_t *mnt, *opts;
 
-	json_object_foreach((json_t *)m, key, v) {
+	json_object_foreach ((json_t *)m, key, v) {
 		if (strcmp(key, "containerPath") == 0)
 			dest = v;
 		else if (strcmp(key, "hostPath") == 0)
@@ -853,8 +862,9 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 					    "hostPath and containerPath must be strings");
 		if ((type && !json_is_null(type) && !json_is_string(type)) ||
 		    (options && !json_is_null(options) && !string_array(options)))
-			return item_problem(ed, -EINVAL, it.s, "mounts", it.k,
-					    "type must be a string and options an array of strings");
+			return item_problem(
+				ed, -EINVAL, it.s, "mounts", it.k,
+				"type must be a string and options an array of strings");
 		total++;
 	}
 	if (r < 0 || total == 0)
@@ -887,8 +897,9 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 	for (i = 0; i < n_order; i++) {
 		const char *d = item_key(mnts.slots[order[i]].item, "destination");
 
-		sorted[i] = (struct depth_order){ .depth = d ? cdi_path_clean_depth(d, strlen(d)) : 0,
-						  .index = order[i] };
+		sorted[i] =
+			(struct depth_order){ .depth = d ? cdi_path_clean_depth(d, strlen(d)) : 0,
+					      .index = order[i] };
 	}
 	qsort(sorted, n_order, sizeof(*sorted), cmp_depth);
 	for (i = 0; i < n_order; i++)
@@ -944,8 +955,9 @@ static int apply_hooks(struct editor *ed, const struct cdi_edit_source *src, siz
 		    (args && !json_is_null(args) && !string_array(args)) ||
 		    (env && !json_is_null(env) && !string_array(env)) ||
 		    (timeout && !json_is_null(timeout) && !json_is_integer(timeout)))
-			return item_problem(ed, -EINVAL, it.s, "hooks", it.k,
-					    "path must be a string, args and env arrays of strings, timeout an integer");
+			return item_problem(
+				ed, -EINVAL, it.s, "hooks", it.k,
+				"path must be a string, args and env arrays of strings, timeout an integer");
 		for (h = 0; h < ELEMENTSOF(hook_names); h++)
 			if (name && strcmp(name, hook_names[h]) == 0)
 				break;
@@ -956,8 +968,8 @@ static int apply_hooks(struct editor *ed, const struct cdi_edit_source *src, siz
 		    (r = own_member(ed, ed->root, "hooks", JSON_OBJECT, true, "hooks", &hooks)) < 0)
 			return r;
 		snprintf(field, sizeof(field), "hooks.%s", hook_names[h]);
-		if (!stages[h] &&
-		    (r = own_member(ed, hooks, hook_names[h], JSON_ARRAY, true, field, &stages[h])) < 0)
+		if (!stages[h] && (r = own_member(ed, hooks, hook_names[h], JSON_ARRAY, true, field,
+						  &stages[h])) < 0)
 			return r;
 		hook = oci_hook(v);
 		if (!hook || json_array_append_new(stages[h], hook) < 0)
@@ -997,7 +1009,8 @@ static int apply_intel_rdt(struct editor *ed, const struct cdi_edit_source *src,
 		v = json_object_get(rdt, strings[i]);
 		if (v && !json_is_null(v) && !json_is_string(v)) {
 			json_decref(out);
-			return edit_problem(ed, -EINVAL, last, "intelRdt", "%s is not a string", strings[i]);
+			return edit_problem(ed, -EINVAL, last, "intelRdt", "%s is not a string",
+					    strings[i]);
 		}
 		if (json_string_length(v) > 0 &&
 		    json_object_set_new(out, strings[i], json_string(json_string_value(v))) < 0)
@@ -1006,7 +1019,8 @@ static int apply_intel_rdt(struct editor *ed, const struct cdi_edit_source *src,
 	v = json_object_get(rdt, "schemata");
 	if (v && !json_is_null(v) && !string_array(v)) {
 		json_decref(out);
-		return edit_problem(ed, -EINVAL, last, "intelRdt", "schemata is not an array of strings");
+		return edit_problem(ed, -EINVAL, last, "intelRdt",
+				    "schemata is not an array of strings");
 	}
 	if (json_array_size(v) > 0 && !set_new(out, "schemata", copy_strings(v)))
 		goto oom;
@@ -1035,7 +1049,7 @@ static bool gid_listed(const json_t *gids, json_int_t gid)
 	size_t i;
 
 	/* Group lists are short (NGROUPS_MAX is 65536 but real ones hold a handful). */
-	json_array_foreach(gids, i, v)
+	json_array_foreach (gids, i, v)
 		if (json_is_integer(v) && json_integer_value(v) == gid)
 			return true;
 	return false;
@@ -1097,7 +1111,7 @@ static int commit(json_t *oci, json_t *root, struct cdi_error *err)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	/* New keys first: that can fail, and is undone by deleting them. Replacing the value of
 	 * an existing key keeps its position and cannot fail in jansson. */
-	json_object_foreach(root, key, v) {
+	json_object_foreach (root, key, v) {
 		if (json_object_get(oci, key))
 			continue;
 		if (json_object_set(oci, key, v) < 0) {
@@ -1107,7 +1121,7 @@ static int commit(json_t *oci, json_t *root, struct cdi_error *err)
 		}
 		added[n_added++] = key;
 	}
-	json_object_foreach(root, key, v)
+	json_object_foreach (root, key, v)
 		if (json_object_get(oci, key) != v)
 			json_object_set(oci, key, v);
 	return 0;
@@ -1117,8 +1131,8 @@ int cdi_apply_edit_sources(json_t *oci, const struct cdi_edit_source *src, size_
 			   const struct cdi_inject_options *opts, struct cdi_error *err)
 {
 	static int (*const steps[])(struct editor *, const struct cdi_edit_source *, size_t) = {
-		apply_env,   apply_device_nodes, apply_net_devices,     apply_mounts,
-		apply_hooks, apply_intel_rdt,    apply_additional_gids,
+		apply_env,   apply_device_nodes, apply_net_devices,	apply_mounts,
+		apply_hooks, apply_intel_rdt,	 apply_additional_gids,
 	};
 	_cleanup_json_ json_t *root = NULL;
 	struct editor ed;
@@ -1144,8 +1158,8 @@ int cdi_apply_edit_sources(json_t *oci, const struct cdi_edit_source *src, size_
 	return commit(oci, root, err);
 }
 
-_public_ int cdi_apply_edits(json_t *oci, const json_t *edits, const struct cdi_inject_options *opts,
-			     struct cdi_error *err)
+_public_ int cdi_apply_edits(json_t *oci, const json_t *edits,
+			     const struct cdi_inject_options *opts, struct cdi_error *err)
 {
 	struct cdi_edit_source src = { .edits = edits, .field = "containerEdits" };
 

@@ -45,9 +45,8 @@ struct cdi_edit_sources {
 	char *fields; /* the field labels the sources point to */
 };
 
-int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *devices,
-			      size_t n_devices, struct cdi_edit_sources *ret,
-			      struct cdi_error *err);
+int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *devices, size_t n_devices,
+			      struct cdi_edit_sources *ret, struct cdi_error *err);
 
 void cdi_edit_sources_done(struct cdi_edit_sources *s);
 

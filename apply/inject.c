@@ -72,8 +72,8 @@ static void hint(const cdi_registry *reg, const char *name, struct cdi_error *er
 	} else if (!qualified && n == 1) {
 		cdi_fail(err, -ENOENT, "%s is not a qualified name: did you mean %s?", name, list);
 	} else if (!qualified && n > 1) {
-		cdi_fail(err, -ENOENT, "%s is not a qualified name: did you mean one of %s%s?", name,
-			 list, n > HINT_MAX ? ", ..." : "");
+		cdi_fail(err, -ENOENT, "%s is not a qualified name: did you mean one of %s%s?",
+			 name, list, n > HINT_MAX ? ", ..." : "");
 	} else if (!qualified) {
 		cdi_fail(err, -ENOENT,
 			 "%s is not a qualified name (vendor/class=name, such as nvidia.com/gpu=0)",
@@ -137,9 +137,8 @@ void cdi_edit_sources_done(struct cdi_edit_sources *s)
 	*s = (struct cdi_edit_sources){ 0 };
 }
 
-int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *devices,
-			      size_t n_devices, struct cdi_edit_sources *ret,
-			      struct cdi_error *err)
+int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *devices, size_t n_devices,
+			      struct cdi_edit_sources *ret, struct cdi_error *err)
 {
 	struct cdi_edit_sources out __attribute__((cleanup(cdi_edit_sources_done))) = { 0 };
 	_cleanup_free_ const cdi_spec **seen = NULL;
@@ -161,7 +160,8 @@ int cdi_registry_edit_sources(const cdi_registry *reg, const char *const *device
 
 	for (size_t i = 0; i < n_devices; i++) {
 		const json_t *dev = NULL;
-		const cdi_spec *spec = devices[i] ? cdi_registry_lookup(reg, devices[i], &dev) : NULL;
+		const cdi_spec *spec =
+			devices[i] ? cdi_registry_lookup(reg, devices[i], &dev) : NULL;
 		char *field = out.fields + i * 48;
 		bool known = false;
 
@@ -210,7 +210,8 @@ _public_ int cdi_registry_inject(cdi_registry *reg, json_t *oci, const char *con
 	if (!reg || !oci)
 		return cdi_fail(err, -EINVAL, "can't inject devices, no registry or nil OCI Spec");
 	if (!json_is_object(oci))
-		return cdi_fail(err, -EINVAL, "can't inject devices, OCI Spec is not a JSON object");
+		return cdi_fail(err, -EINVAL,
+				"can't inject devices, OCI Spec is not a JSON object");
 	if (n_devices == 0)
 		return 0;
 	if (!devices)

@@ -55,8 +55,7 @@ static inline __attribute__((always_inline)) void out_reserve(struct outbuf *o, 
 		out_grow(o, n);
 }
 
-static inline __attribute__((always_inline)) void out_put(struct outbuf *o, const char *s,
-							  size_t n)
+static inline __attribute__((always_inline)) void out_put(struct outbuf *o, const char *s, size_t n)
 {
 	out_reserve(o, n);
 	if (o->oom)
@@ -171,13 +170,27 @@ static void out_string(struct outbuf *o, const char *s, size_t len)
 		start = i + 1;
 		esc[0] = '\\';
 		switch (c) {
-		case '"': esc[1] = '"'; break;
-		case '\\': esc[1] = '\\'; break;
-		case '\b': esc[1] = 'b'; break;
-		case '\f': esc[1] = 'f'; break;
-		case '\n': esc[1] = 'n'; break;
-		case '\r': esc[1] = 'r'; break;
-		case '\t': esc[1] = 't'; break;
+		case '"':
+			esc[1] = '"';
+			break;
+		case '\\':
+			esc[1] = '\\';
+			break;
+		case '\b':
+			esc[1] = 'b';
+			break;
+		case '\f':
+			esc[1] = 'f';
+			break;
+		case '\n':
+			esc[1] = 'n';
+			break;
+		case '\r':
+			esc[1] = 'r';
+			break;
+		case '\t':
+			esc[1] = 't';
+			break;
 		default:
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[c >> 4];
@@ -204,7 +217,7 @@ static bool load_numbers(struct outbuf *o, const json_t *root)
 	const json_t *pairs = json_object_get(root, JSON_DUMP_NUMBER_TEXT), *pair;
 	size_t i, cap = 0;
 
-	json_array_foreach(pairs, i, pair) {
+	json_array_foreach (pairs, i, pair) {
 		const json_t *node = json_array_get(pair, 0), *text = json_array_get(pair, 1);
 
 		if (!json_is_number(node) || !json_is_string(text))

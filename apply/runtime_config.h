@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cdi-runtime's settings (internal to apply/): the low-level runtime, the spec directories,
- * the log level and the container environment's settings, each from the first of its command-line flag, its environment variable, the
- * config file, the default.
+ * the log level and the container environment's settings, each from the first of its command-line
+ * flag, its environment variable, the config file, the default.
  */
 #ifndef CDIKIT_APPLY_RUNTIME_CONFIG_H
 #define CDIKIT_APPLY_RUNTIME_CONFIG_H

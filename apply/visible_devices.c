@@ -99,7 +99,7 @@ const char *cdi_visible_devices_value(const json_t *oci)
 	const char *value = NULL;
 
 	/* The runtime reads the environment into a map, so the last assignment wins. */
-	json_array_foreach(env, i, v) {
+	json_array_foreach (env, i, v) {
 		const char *s = json_string_value(v);
 
 		if (s && strncmp(s, CDI_VISIBLE_DEVICES_ENV, len) == 0 && s[len] == '=')

@@ -57,13 +57,13 @@ static int list(const cdi_registry *reg)
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
-	    {"spec-dir", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+		{ "spec-dir", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *dirs[MAX_DIRS];
 	size_t n_dirs = 0;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	cdi_registry *reg = NULL;
 	int c, status;
 

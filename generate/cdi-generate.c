@@ -36,7 +36,7 @@ struct args {
 	const char *root, *driver_root, *dev_root;
 	const char *output;
 	char *output_buf; /* a mode's default output */
-	int format; /* -1: from the extension */
+	int format;	  /* -1: from the extension */
 	bool check;
 	bool no_facts;
 	struct boot_options boot;
@@ -518,8 +518,10 @@ static bool same_mount_ns_as_init(void)
  * the exit status. */
 static int lib_dir_output(const struct args *a, const struct lib_dir *ld)
 {
-	static const char *const how[] = { "is up to date", "built of hard links",
-					   "built of bind mounts (not on the driver's filesystem)" };
+	static const char *const how[] = {
+		"is up to date", "built of hard links",
+		"built of bind mounts (not on the driver's filesystem)"
+	};
 	struct cdi_error err = { 0 };
 	enum lib_dir_result res = LIB_DIR_UNCHANGED;
 	char reason[512];

@@ -235,8 +235,8 @@ static int control_nodes(struct nodes *n)
 }
 
 /* The cap node of gpu<minor>/gi<G>[/ci<C>]/access, from mig-minors. */
-static int cap_node(struct nodes *n, const struct gpu_device *gpu, struct mig_device *mig,
-		    bool ci, size_t *ret_index)
+static int cap_node(struct nodes *n, const struct gpu_device *gpu, struct mig_device *mig, bool ci,
+		    size_t *ret_index)
 {
 	struct node_expect want = { { "nvidia-caps", NULL }, 0 };
 	char path[64];

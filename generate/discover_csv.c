@@ -30,8 +30,7 @@ static bool keep_csv(const char *name, unsigned char d_type, void *userdata)
 
 	(void)userdata;
 	/* Any type but a directory: a FIFO or a device named *.csv is refused when opened. */
-	return name[0] != '.' && n > 4 && strcasecmp(name + n - 4, ".csv") == 0 &&
-	       d_type != DT_DIR;
+	return name[0] != '.' && n > 4 && strcasecmp(name + n - 4, ".csv") == 0 && d_type != DT_DIR;
 }
 
 /* Every CSV file of the directory, parsed into rows; names keeps the labels rows point to. */

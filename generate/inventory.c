@@ -150,8 +150,8 @@ int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struc
 	return strcmp(a->host_path, b->host_path);
 }
 
-int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index,
-			 size_t first_node, size_t n_nodes, struct cdi_error *err)
+int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index, size_t first_node,
+			 size_t n_nodes, struct cdi_error *err)
 {
 	struct inv_device *dev;
 

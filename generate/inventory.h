@@ -142,8 +142,8 @@ struct inv_file {
  * a device has that name.
  */
 struct inv_device {
-	char name[32];	  /* "all", "2047" (an IMEX channel) */
-	bool gpu_index;	  /* name is a GPU index: named by the strategies ("0", "gpu0") */
+	char name[32];	   /* "all", "2047" (an IMEX channel) */
+	bool gpu_index;	   /* name is a GPU index: named by the strategies ("0", "gpu0") */
 	size_t first_node; /* inventory.nodes[first_node .. first_node + n_nodes) */
 	size_t n_nodes;
 };
@@ -193,8 +193,8 @@ int inv_file_standing_cmp(const struct inv_file *a, unsigned prio_a, const struc
 			  unsigned prio_b);
 
 /* Append a device of the nodes [first_node, first_node + n_nodes). */
-int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index,
-			 size_t first_node, size_t n_nodes, struct cdi_error *err);
+int inventory_add_device(struct inventory *inv, const char *name, bool gpu_index, size_t first_node,
+			 size_t n_nodes, struct cdi_error *err);
 
 /* The "major.minor" CUDA version of inv->cuda_version ("12.4"); false when unknown. */
 bool inventory_cuda_version(const struct inventory *inv, char *buf, size_t size);

@@ -59,7 +59,8 @@ static const struct nvml_symbol {
 	{ offsetof(struct nvml, driver_version), false, NAMES("nvmlSystemGetDriverVersion") },
 	{ offsetof(struct nvml, cuda_version), true,
 	  NAMES("nvmlSystemGetCudaDriverVersion_v2", "nvmlSystemGetCudaDriverVersion") },
-	{ offsetof(struct nvml, count), false, NAMES("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount") },
+	{ offsetof(struct nvml, count), false,
+	  NAMES("nvmlDeviceGetCount_v2", "nvmlDeviceGetCount") },
 	{ offsetof(struct nvml, handle_by_index), false,
 	  NAMES("nvmlDeviceGetHandleByIndex_v2", "nvmlDeviceGetHandleByIndex") },
 	{ offsetof(struct nvml, name), false, NAMES("nvmlDeviceGetName") },
@@ -158,7 +159,8 @@ static int gpu_bus_id(const struct nvml *n, nvmlDevice_t dev, unsigned i, char o
 			       "nvmlDeviceGetPciInfo (GPU %u): no PCI bus id", i);
 }
 
-/* libnvidia-container's rule: enabled only when the current mode is ENABLE and no change is pending. */
+/* libnvidia-container's rule: enabled only when the current mode is ENABLE and no change is
+ * pending. */
 static int gpu_mig_enabled(const struct nvml *n, nvmlDevice_t dev, unsigned i, bool *ret,
 			   struct cdi_error *err)
 {
@@ -180,24 +182,26 @@ static int gpu_mig_enabled(const struct nvml *n, nvmlDevice_t dev, unsigned i, b
 static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *gpu,
 		    struct cdi_error *err)
 {
-	const char *missing = !n->max_mig_count	      ? "nvmlDeviceGetMaxMigDeviceCount"
+	const char *missing = !n->max_mig_count		? "nvmlDeviceGetMaxMigDeviceCount"
 			      : !n->mig_handle_by_index ? "nvmlDeviceGetMigDeviceHandleByIndex"
-			      : !n->gi_id		      ? "nvmlDeviceGetGpuInstanceId"
-			      : !n->ci_id		      ? "nvmlDeviceGetComputeInstanceId"
-						      : NULL;
+			      : !n->gi_id		? "nvmlDeviceGetGpuInstanceId"
+			      : !n->ci_id		? "nvmlDeviceGetComputeInstanceId"
+							: NULL;
 	unsigned count = 0;
 	nvmlReturn_t r;
 
 	if (missing)
 		return cdi_problem_add(err, -ELIBBAD, n->lib, 0, 0, NULL,
-				       "GPU %u is in MIG mode but NVML has no %s", gpu->index, missing);
+				       "GPU %u is in MIG mode but NVML has no %s", gpu->index,
+				       missing);
 	r = n->max_mig_count(dev, &count);
 	if (r != NVML_SUCCESS)
 		return nvml_fail(n, "nvmlDeviceGetMaxMigDeviceCount", gpu->index, -1, r, err);
 	if (count > GPU_MAX_MIGS)
-		return cdi_problem_add(err, -E2BIG, n->lib, 0, 0, NULL,
-				       "nvmlDeviceGetMaxMigDeviceCount (GPU %u): %u, at most %d supported",
-				       gpu->index, count, GPU_MAX_MIGS);
+		return cdi_problem_add(
+			err, -E2BIG, n->lib, 0, 0, NULL,
+			"nvmlDeviceGetMaxMigDeviceCount (GPU %u): %u, at most %d supported",
+			gpu->index, count, GPU_MAX_MIGS);
 	if (count == 0)
 		return 0;
 	gpu->migs = calloc(count, sizeof(*gpu->migs));
@@ -212,7 +216,8 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 		if (r == NVML_ERROR_NOT_FOUND || r == NVML_ERROR_INVALID_ARGUMENT)
 			continue;
 		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetMigDeviceHandleByIndex", gpu->index, j, r, err);
+			return nvml_fail(n, "nvmlDeviceGetMigDeviceHandleByIndex", gpu->index, j, r,
+					 err);
 		mig->index = j;
 		mig->gi_node = mig->ci_node = INV_NO_NODE;
 		r = n->gi_id(mdev, &mig->gi);
@@ -220,15 +225,17 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 			return nvml_fail(n, "nvmlDeviceGetGpuInstanceId", gpu->index, j, r, err);
 		r = n->ci_id(mdev, &mig->ci);
 		if (r != NVML_SUCCESS)
-			return nvml_fail(n, "nvmlDeviceGetComputeInstanceId", gpu->index, j, r, err);
+			return nvml_fail(n, "nvmlDeviceGetComputeInstanceId", gpu->index, j, r,
+					 err);
 		r = n->uuid(mdev, mig->uuid, sizeof(mig->uuid));
 		if (r != NVML_SUCCESS)
 			return nvml_fail(n, "nvmlDeviceGetUUID", gpu->index, j, r, err);
 		terminate(mig->uuid, sizeof(mig->uuid));
 		if (strncmp(mig->uuid, "MIG-", 4) != 0)
-			return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-					       "nvmlDeviceGetUUID (GPU %u, MIG %u): \"%s\" is not a MIG UUID",
-					       gpu->index, j, mig->uuid);
+			return cdi_problem_add(
+				err, -EIO, n->lib, 0, 0, NULL,
+				"nvmlDeviceGetUUID (GPU %u, MIG %u): \"%s\" is not a MIG UUID",
+				gpu->index, j, mig->uuid);
 		gpu->n_migs++;
 	}
 	return 0;
@@ -238,13 +245,20 @@ static int gpu_migs(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *g
 static const char *brand_name(nvmlBrandType_t brand)
 {
 	switch (brand) {
-	case NVML_BRAND_QUADRO: return "Quadro";
-	case NVML_BRAND_TESLA: return "Tesla";
-	case NVML_BRAND_NVS: return "NVS";
-	case NVML_BRAND_GRID: return "GRID";
-	case NVML_BRAND_GEFORCE: return "GeForce";
-	case NVML_BRAND_TITAN: return "TITAN";
-	default: return "Unknown";
+	case NVML_BRAND_QUADRO:
+		return "Quadro";
+	case NVML_BRAND_TESLA:
+		return "Tesla";
+	case NVML_BRAND_NVS:
+		return "NVS";
+	case NVML_BRAND_GRID:
+		return "GRID";
+	case NVML_BRAND_GEFORCE:
+		return "GeForce";
+	case NVML_BRAND_TITAN:
+		return "TITAN";
+	default:
+		return "Unknown";
 	}
 }
 
@@ -262,8 +276,8 @@ static void gpu_facts(const struct nvml *n, nvmlDevice_t dev, struct gpu_device 
 }
 
 /* One GPU's identity: UUID, model, minor (unique among those before it), bus id. */
-static int gpu_identity(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *gpus,
-			unsigned i, struct cdi_error *err)
+static int gpu_identity(const struct nvml *n, nvmlDevice_t dev, struct gpu_device *gpus, unsigned i,
+			struct cdi_error *err)
 {
 	struct gpu_device *gpu = &gpus[i];
 	nvmlReturn_t r;
@@ -285,13 +299,14 @@ static int gpu_identity(const struct nvml *n, nvmlDevice_t dev, struct gpu_devic
 		return nvml_fail(n, "nvmlDeviceGetMinorNumber", i, -1, r, err);
 	if (gpu->minor > PROCFS_MAX_DEVICE_MINOR)
 		return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-				       "nvmlDeviceGetMinorNumber (GPU %u): %u is not a GPU minor", i,
-				       gpu->minor);
+				       "nvmlDeviceGetMinorNumber (GPU %u): %u is not a GPU minor",
+				       i, gpu->minor);
 	for (unsigned j = 0; j < i; j++)
 		if (gpus[j].minor == gpu->minor)
-			return cdi_problem_add(err, -EIO, n->lib, 0, 0, NULL,
-					       "nvmlDeviceGetMinorNumber: GPUs %u and %u both have minor %u",
-					       j, i, gpu->minor);
+			return cdi_problem_add(
+				err, -EIO, n->lib, 0, 0, NULL,
+				"nvmlDeviceGetMinorNumber: GPUs %u and %u both have minor %u", j, i,
+				gpu->minor);
 	return gpu_bus_id(n, dev, i, gpu->bus_id, err);
 }
 

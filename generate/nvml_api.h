@@ -44,7 +44,7 @@ typedef struct nvmlPciInfo_st {
 	unsigned int domain;
 	unsigned int bus;
 	unsigned int device;
-	unsigned int pciDeviceId;    /* device << 16 | vendor, e.g. 0x20B010DE */
+	unsigned int pciDeviceId; /* device << 16 | vendor, e.g. 0x20B010DE */
 	unsigned int pciSubSystemId;
 	char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE]; /* "%08X:%02X:%02X.0" */
 } nvmlPciInfo_t;
@@ -106,20 +106,25 @@ typedef nvmlReturn_t (*nvmlDeviceGetIndex_fn)(nvmlDevice_t device, unsigned int 
 typedef nvmlReturn_t (*nvmlDeviceGetMigMode_fn)(nvmlDevice_t device, unsigned int *currentMode,
 						unsigned int *pendingMode);
 typedef nvmlReturn_t (*nvmlDeviceGetMaxMigDeviceCount_fn)(nvmlDevice_t device, unsigned int *count);
-typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t device, unsigned int index,
+typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t device,
+							       unsigned int index,
 							       nvmlDevice_t *migDevice);
 typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceId_fn)(nvmlDevice_t device, unsigned int *id);
 typedef nvmlReturn_t (*nvmlDeviceGetComputeInstanceId_fn)(nvmlDevice_t device, unsigned int *id);
-typedef nvmlReturn_t (*nvmlDeviceIsMigDeviceHandle_fn)(nvmlDevice_t device, unsigned int *isMigDevice);
+typedef nvmlReturn_t (*nvmlDeviceIsMigDeviceHandle_fn)(nvmlDevice_t device,
+						       unsigned int *isMigDevice);
 typedef nvmlReturn_t (*nvmlInitWithFlags_fn)(unsigned int flags);
 typedef nvmlReturn_t (*nvmlSystemGetNVMLVersion_fn)(char *version, unsigned int length);
 typedef nvmlReturn_t (*nvmlDeviceGetHandleByUUID_fn)(const char *uuid, nvmlDevice_t *device);
-typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_fn)(const char *pciBusId, nvmlDevice_t *device);
+typedef nvmlReturn_t (*nvmlDeviceGetHandleByPciBusId_v2_fn)(const char *pciBusId,
+							    nvmlDevice_t *device);
 typedef nvmlReturn_t (*nvmlDeviceGetBrand_fn)(nvmlDevice_t device, nvmlBrandType_t *type);
-typedef nvmlReturn_t (*nvmlDeviceGetCudaComputeCapability_fn)(nvmlDevice_t device, int *major, int *minor);
-typedef nvmlReturn_t (*nvmlDeviceGetArchitecture_fn)(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch);
+typedef nvmlReturn_t (*nvmlDeviceGetCudaComputeCapability_fn)(nvmlDevice_t device, int *major,
+							      int *minor);
+typedef nvmlReturn_t (*nvmlDeviceGetArchitecture_fn)(nvmlDevice_t device,
+						     nvmlDeviceArchitecture_t *arch);
 typedef nvmlReturn_t (*nvmlDeviceGetMemoryInfo_fn)(nvmlDevice_t device, nvmlMemory_t *memory);
 typedef nvmlReturn_t (*nvmlDeviceGetDeviceHandleFromMigDeviceHandle_fn)(nvmlDevice_t migDevice,
-									  nvmlDevice_t *device);
+									nvmlDevice_t *device);
 
 #endif

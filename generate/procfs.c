@@ -82,7 +82,8 @@ int procfs_parse_driver_version(const char *name, const char *buf, char ret[GPU_
 			continue;
 		if (n > PROCFS_MAX_LINE)
 			return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
-					       "NVRM version line longer than %u bytes", PROCFS_MAX_LINE);
+					       "NVRM version line longer than %u bytes",
+					       PROCFS_MAX_LINE);
 		/* The version is the first dotted number: the words before it vary by
 		 * flavour (proprietary/open) and architecture; the date after it has none. */
 		for (i = sizeof(prefix) - 1; i < n;) {
@@ -121,8 +122,8 @@ int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cd
 	return procfs_parse_driver_version(path, buf, ret, err);
 }
 
-int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
-			    unsigned *ret_major, struct cdi_error *err)
+int procfs_parse_char_major(const char *name, const char *buf, const char *dev, unsigned *ret_major,
+			    struct cdi_error *err)
 {
 	size_t len = strlen(buf), pos = 0, n, devlen = strlen(dev);
 	const char *line;
@@ -142,7 +143,8 @@ int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
 				break; /* a blank line ends the section */
 			continue;
 		}
-		if (n == strlen("Character devices:") && memcmp(line, "Character devices:", n) == 0) {
+		if (n == strlen("Character devices:") &&
+		    memcmp(line, "Character devices:", n) == 0) {
 			in_chars = true;
 			continue;
 		}
@@ -167,7 +169,6 @@ int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
 	return -ENOENT;
 }
 
-
 int pci_bus_id_normalize(const char *in, char out[GPU_BUSID_MAX])
 {
 	unsigned long domain, bus, dev, fn;
@@ -191,8 +192,9 @@ int pci_bus_id_normalize(const char *in, char out[GPU_BUSID_MAX])
 	fn = strtoul(in, &end, 16);
 	if (*end != '\0' || end - in > 1 || dev > 0x1f || fn > 7)
 		return -EINVAL;
-	snprintf(out, GPU_BUSID_MAX, domain > 0xffff ? "%08lx:%02lx:%02lx.%lx" : "%04lx:%02lx:%02lx.%lx",
-		 domain, bus, dev, fn);
+	snprintf(out, GPU_BUSID_MAX,
+		 domain > 0xffff ? "%08lx:%02lx:%02lx.%lx" : "%04lx:%02lx:%02lx.%lx", domain, bus,
+		 dev, fn);
 	return 0;
 }
 
@@ -258,7 +260,8 @@ static int gpu_info_line(const char *name, unsigned lineno, const char *line, si
 		if (!copy_value(tmp, sizeof(tmp), val, vlen) ||
 		    !parse_uint(tmp, strlen(tmp), PROCFS_MAX_DEVICE_MINOR, &g->gpu.minor))
 			return cdi_problem_add(err, -EINVAL, name, lineno, 0, "Device Minor",
-					       "not a number from 0 to %u", PROCFS_MAX_DEVICE_MINOR);
+					       "not a number from 0 to %u",
+					       PROCFS_MAX_DEVICE_MINOR);
 		g->have_minor = true;
 	} else if (KEY("GPU Excluded")) {
 		if (copy_value(tmp, sizeof(tmp), val, vlen) && strcmp(tmp, "Yes") == 0)
@@ -392,8 +395,8 @@ static int mig_minors_line(const char *name, unsigned lineno, const char *line, 
 	if (n < 3 || memcmp(line, "gpu", 3) != 0)
 		return 0; /* a cap this version does not know: not ours to judge */
 	if (!parse_mig_name(line, n, &key))
-		return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL, "malformed name \"%.*s\"",
-				       (int)n, line);
+		return cdi_problem_add(err, -EINVAL, name, lineno, 0, NULL,
+				       "malformed name \"%.*s\"", (int)n, line);
 	if (mm->n >= PROCFS_MAX_MIG_MINORS)
 		return cdi_problem_add(err, -E2BIG, name, lineno, 0, NULL, "more than %u entries",
 				       PROCFS_MAX_MIG_MINORS);
@@ -431,8 +434,8 @@ int mig_minors_parse(const char *name, const char *buf, size_t len, struct mig_m
 			uint32_t k = mm.entries[i].key;
 
 			r = cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
-					    "duplicate entry for gpu%u/gi%u%s", k >> 16, (k >> 8) & 0xff,
-					    (k & 0xff) ? "/ci..." : "");
+					    "duplicate entry for gpu%u/gi%u%s", k >> 16,
+					    (k >> 8) & 0xff, (k & 0xff) ? "/ci..." : "");
 		}
 	if (r < 0) {
 		mig_minors_clear(&mm);

@@ -21,7 +21,7 @@
 #define PROCFS_MAX_FILE (4u * 1024 * 1024)
 #define PROCFS_MAX_LINE 256u
 #define PROCFS_MAX_MIG_MINORS (1u << 16)
-#define PROCFS_MAX_DEVICE_MINOR 254u    /* 255 is nvidiactl */
+#define PROCFS_MAX_DEVICE_MINOR 254u	      /* 255 is nvidiactl */
 #define PROCFS_MAX_CAP_MINOR ((1u << 20) - 1) /* the kernel's MINORMASK */
 
 /*
@@ -41,8 +41,8 @@ int procfs_driver_version(const char *root, char ret[GPU_VERSION_MAX], struct cd
  * (exact name, "Character devices:" section only). -ENOENT when not listed
  * (no problem added), -EINVAL when malformed.
  */
-int procfs_parse_char_major(const char *name, const char *buf, const char *dev,
-			    unsigned *ret_major, struct cdi_error *err);
+int procfs_parse_char_major(const char *name, const char *buf, const char *dev, unsigned *ret_major,
+			    struct cdi_error *err);
 
 /*
  * One /proc/driver/nvidia/gpus/<bus>/information file: Model, GPU UUID,

@@ -96,11 +96,10 @@ static int make_dir(struct out_dir *o, const char *dir, struct cdi_error *err)
 
 	if (mkdir(dir, DIR_MODE) < 0) {
 		r = negative_errno();
-		return r == -EEXIST
-			       ? 0
-			       : cdi_problem_add(err, r, o->file, 0, 0, NULL,
-						 "cannot create its directory %s: %s", dir,
-						 strerror(-r));
+		return r == -EEXIST ? 0
+				    : cdi_problem_add(err, r, o->file, 0, 0, NULL,
+						      "cannot create its directory %s: %s", dir,
+						      strerror(-r));
 	}
 	if (strv_builder_add(&o->created, dir) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
@@ -217,9 +216,10 @@ static int temp_create(struct out_dir *o, const char *label, const char *name, c
 		fd = openat(o->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0 || errno != EEXIST)
 			return fd >= 0 ? fd
-				       : cdi_problem_add(err, negative_errno(), label, 0, 0, NULL,
-							 "cannot create a temporary file beside it: %s",
-							 strerror(errno));
+				       : cdi_problem_add(
+						 err, negative_errno(), label, 0, 0, NULL,
+						 "cannot create a temporary file beside it: %s",
+						 strerror(errno));
 	}
 	return cdi_problem_add(err, -EEXIST, label, 0, 0, NULL,
 			       "cannot create a temporary file beside it");

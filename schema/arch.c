@@ -12,9 +12,11 @@
 
 /* One ABI: ldconfig's name, the multiarch triplet, the Fedora-style library directory, the
  * ld.so.cache bits, the ELF class and machine. */
-#define ABI(name_, multiarch_, libdir_, cache_, class_, machine_)                             \
-	{ .name = (name_), .multiarch = (multiarch_), .libdir = (libdir_), .cache_flags = (cache_), \
-	  .elf_class = (class_), .elf_machine = (machine_) }
+#define ABI(name_, multiarch_, libdir_, cache_, class_, machine_)                                  \
+	{                                                                                          \
+		.name = (name_), .multiarch = (multiarch_), .libdir = (libdir_),                   \
+		.cache_flags = (cache_), .elf_class = (class_), .elf_machine = (machine_)          \
+	}
 
 #if defined(__x86_64__)
 const struct arch_abi arch_native =

@@ -66,16 +66,16 @@ enum cli_level cli_level(void)
 }
 
 /* The three ways to say something differ only in the level they need and their prefix. */
-#define SAY_FUNCTION(name, min_level, prefix)                                                    \
-	void name(const char *fmt, ...)                                                          \
-	{                                                                                        \
-		va_list ap;                                                                      \
-                                                                                                 \
-		if (level < (min_level))                                                         \
-			return;                                                                  \
-		va_start(ap, fmt);                                                               \
-		vsay((prefix), fmt, ap);                                                         \
-		va_end(ap);                                                                      \
+#define SAY_FUNCTION(name, min_level, prefix)                                                      \
+	void name(const char *fmt, ...)                                                            \
+	{                                                                                          \
+		va_list ap;                                                                        \
+                                                                                                   \
+		if (level < (min_level))                                                           \
+			return;                                                                    \
+		va_start(ap, fmt);                                                                 \
+		vsay((prefix), fmt, ap);                                                           \
+		va_end(ap);                                                                        \
 	}
 
 SAY_FUNCTION(cli_error, CLI_QUIET, "")

@@ -192,7 +192,7 @@ static int locate_by_segments(const struct reader *r, uint64_t phoff, uint16_t p
 
 		phdr_get(r, tab + (size_t)i * phentsize, &type, &offset, &vaddr, &filesz);
 		if (type == PT_LOAD)
-			loads[n_loads++] = (struct load_seg){vaddr, offset, filesz};
+			loads[n_loads++] = (struct load_seg){ vaddr, offset, filesz };
 		else if (type == PT_DYNAMIC && !found) {
 			loc->dyn_off = offset;
 			loc->dyn_size = filesz;
@@ -236,9 +236,9 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 			 &slink);
 		if (stype != SHT_STRTAB)
 			return cdi_fail(
-			    r->err, -EINVAL,
-			    "%s: dynamic section %u links to section %u, which is not a string table",
-			    r->path, i, link);
+				r->err, -EINVAL,
+				"%s: dynamic section %u links to section %u, which is not a string table",
+				r->path, i, link);
 		loc->str_is_addr = false;
 		return 1;
 	}
@@ -307,10 +307,10 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 				r->path, (unsigned long long)n, ELF_MAX_DYNAMIC);
 	if (loc->dyn_off > r->size || n * entsize > r->size - loc->dyn_off)
 		return cdi_fail(
-		    r->err, -EINVAL,
-		    "%s: dynamic section (%llu bytes at offset %llu) runs past the %llu-byte file",
-		    r->path, (unsigned long long)(n * entsize), (unsigned long long)loc->dyn_off,
-		    (unsigned long long)r->size);
+			r->err, -EINVAL,
+			"%s: dynamic section (%llu bytes at offset %llu) runs past the %llu-byte file",
+			r->path, (unsigned long long)(n * entsize),
+			(unsigned long long)loc->dyn_off, (unsigned long long)r->size);
 	dyn = malloc(n * entsize + 1);
 	if (!dyn)
 		return cdi_fail(r->err, -ENOMEM, "%s: out of memory", r->path);
@@ -425,17 +425,17 @@ void elf_info_clear(struct elf_info *info)
 	for (size_t i = 0; i < info->n_needed; i++)
 		free(info->needed[i]);
 	free(info->needed);
-	*info = (struct elf_info){0};
+	*info = (struct elf_info){ 0 };
 }
 
 int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 		struct cdi_error *err)
 {
-	struct reader r = {.fd = fd, .path = path ? path : "ELF file", .err = err};
-	struct elf_info info = {0};
+	struct reader r = { .fd = fd, .path = path ? path : "ELF file", .err = err };
+	struct elf_info info = { 0 };
 	_cleanup_free_ struct load_seg *loads = NULL;
 	unsigned char ident[EI_NIDENT];
-	struct dyn_loc loc = {0};
+	struct dyn_loc loc = { 0 };
 	uint64_t phoff, shoff;
 	uint16_t phnum, phentsize, shnum, shentsize;
 	size_t n_loads = 0;

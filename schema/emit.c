@@ -40,18 +40,18 @@ enum kind {
 };
 
 static const char *const *const key_order[] = {
-    [K_SPEC] = (const char *const[]){"cdiVersion", "kind", "annotations", "devices",
-				     "containerEdits", NULL},
-    [K_DEVICE] = (const char *const[]){"name", "annotations", "containerEdits", NULL},
-    [K_EDITS] = (const char *const[]){"env", "deviceNodes", "hooks", "mounts", "intelRdt",
-				      "additionalGids", "netDevices", NULL},
-    [K_DEVICE_NODE] = (const char *const[]){"path", "hostPath", "type", "major", "minor",
-					    "fileMode", "permissions", "uid", "gid", NULL},
-    [K_MOUNT] = (const char *const[]){"hostPath", "containerPath", "type", "options", NULL},
-    [K_HOOK] = (const char *const[]){"hookName", "path", "args", "env", "timeout", NULL},
-    [K_RDT] = (const char *const[]){"closID", "l3CacheSchema", "memBwSchema", "schemata",
-				    "enableMonitoring", NULL},
-    [K_NET_DEVICE] = (const char *const[]){"hostInterfaceName", "name", NULL},
+	[K_SPEC] = (const char *const[]){ "cdiVersion", "kind", "annotations", "devices",
+					  "containerEdits", NULL },
+	[K_DEVICE] = (const char *const[]){ "name", "annotations", "containerEdits", NULL },
+	[K_EDITS] = (const char *const[]){ "env", "deviceNodes", "hooks", "mounts", "intelRdt",
+					   "additionalGids", "netDevices", NULL },
+	[K_DEVICE_NODE] = (const char *const[]){ "path", "hostPath", "type", "major", "minor",
+						 "fileMode", "permissions", "uid", "gid", NULL },
+	[K_MOUNT] = (const char *const[]){ "hostPath", "containerPath", "type", "options", NULL },
+	[K_HOOK] = (const char *const[]){ "hookName", "path", "args", "env", "timeout", NULL },
+	[K_RDT] = (const char *const[]){ "closID", "l3CacheSchema", "memBwSchema", "schemata",
+					 "enableMonitoring", NULL },
+	[K_NET_DEVICE] = (const char *const[]){ "hostInterfaceName", "name", NULL },
 };
 
 /* What an object is follows from where it sits. */
@@ -61,16 +61,16 @@ static const struct {
 	enum kind child;
 	bool array; /* the key holds an array of such objects */
 } children[] = {
-    {K_SPEC, "annotations", K_ANNOTATIONS, false},
-    {K_SPEC, "devices", K_DEVICE, true},
-    {K_SPEC, "containerEdits", K_EDITS, false},
-    {K_DEVICE, "annotations", K_ANNOTATIONS, false},
-    {K_DEVICE, "containerEdits", K_EDITS, false},
-    {K_EDITS, "deviceNodes", K_DEVICE_NODE, true},
-    {K_EDITS, "hooks", K_HOOK, true},
-    {K_EDITS, "mounts", K_MOUNT, true},
-    {K_EDITS, "intelRdt", K_RDT, false},
-    {K_EDITS, "netDevices", K_NET_DEVICE, true},
+	{ K_SPEC, "annotations", K_ANNOTATIONS, false },
+	{ K_SPEC, "devices", K_DEVICE, true },
+	{ K_SPEC, "containerEdits", K_EDITS, false },
+	{ K_DEVICE, "annotations", K_ANNOTATIONS, false },
+	{ K_DEVICE, "containerEdits", K_EDITS, false },
+	{ K_EDITS, "deviceNodes", K_DEVICE_NODE, true },
+	{ K_EDITS, "hooks", K_HOOK, true },
+	{ K_EDITS, "mounts", K_MOUNT, true },
+	{ K_EDITS, "intelRdt", K_RDT, false },
+	{ K_EDITS, "netDevices", K_NET_DEVICE, true },
 };
 
 struct entry {
@@ -107,12 +107,12 @@ static struct entry *ordered_entries(const json_t *obj, enum kind kind, size_t *
 
 	if (!v)
 		return NULL;
-	json_object_keylen_foreach((json_t *)obj, key, key_len, value)
-	{
+	json_object_keylen_foreach ((json_t *)obj, key, key_len, value) {
 		struct entry *e = &v[i++];
 
 		*e = (struct entry){
-		    .key = key, .key_len = key_len, .rank = UINT32_MAX, .value = value};
+			.key = key, .key_len = key_len, .rank = UINT32_MAX, .value = value
+		};
 		for (unsigned r = 0; order && order[r]; r++) {
 			if (strlen(order[r]) == key_len && memcmp(order[r], key, key_len) == 0) {
 				e->rank = r;
@@ -152,8 +152,8 @@ static bool is_alnum(char c)
  */
 static bool plain_safe(const char *s, size_t len)
 {
-	static const char *const words[] = {"y",    "n",     "yes",  "no",  "on",  "off",
-					    "true", "false", "null", "inf", "nan", "infinity"};
+	static const char *const words[] = { "y",    "n",     "yes",  "no",  "on",  "off",
+					     "true", "false", "null", "inf", "nan", "infinity" };
 	struct cdi_scalar sc;
 
 	if (len == 0)
@@ -336,8 +336,7 @@ static int emit_yaml_node(struct yaml_out *y, const json_t *node, enum kind kind
 		r = emit_event(y, &ev,
 			       yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1,
 								    YAML_BLOCK_SEQUENCE_STYLE));
-		json_array_foreach(node, i, item)
-		{
+		json_array_foreach (node, i, item) {
 			if (r < 0)
 				break;
 			r = emit_yaml_node(y, item, items, K_NONE, depth + 1);
@@ -366,7 +365,7 @@ static int emit_yaml_node(struct yaml_out *y, const json_t *node, enum kind kind
 
 static int emit_yaml(const json_t *spec, struct out *o, struct cdi_error *err)
 {
-	struct yaml_out y = {.err = err};
+	struct yaml_out y = { .err = err };
 	yaml_event_t ev;
 	int r;
 
@@ -427,8 +426,7 @@ static json_t *ordered_copy(const json_t *node, enum kind kind, enum kind items,
 		if (depth >= CDI_SPEC_MAX_DEPTH)
 			return NULL;
 		copy = json_array();
-		json_array_foreach(node, i, item)
-		{
+		json_array_foreach (node, i, item) {
 			json_t *c;
 
 			if (!copy)
@@ -458,16 +456,14 @@ static unsigned nesting(const json_t *node, unsigned limit)
 	if (limit == 0)
 		return 1;
 	if (json_is_object(node)) {
-		json_object_foreach((json_t *)node, key, value)
-		{
+		json_object_foreach ((json_t *)node, key, value) {
 			unsigned d = nesting(value, limit - 1);
 
 			if (d > max)
 				max = d;
 		}
 	} else {
-		json_array_foreach(node, i, value)
-		{
+		json_array_foreach (node, i, value) {
 			unsigned d = nesting(value, limit - 1);
 
 			if (d > max)
@@ -500,7 +496,7 @@ static int emit_json(const json_t *spec, struct out *o, struct cdi_error *err)
 _public_ int cdi_spec_emit(const json_t *spec, enum cdi_format format, char **ret_buf,
 			   size_t *ret_len, struct cdi_error *err)
 {
-	struct out o = {0};
+	struct out o = { 0 };
 	int r;
 
 	if (!spec || !ret_buf)

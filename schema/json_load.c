@@ -29,15 +29,13 @@ static int check_bounds(const json_t *node, unsigned depth, size_t *nodes)
 	if (depth >= CDI_SPEC_MAX_DEPTH)
 		return -ELOOP;
 	if (json_is_object(node)) {
-		json_object_foreach((json_t *)node, key, value)
-		{
+		json_object_foreach ((json_t *)node, key, value) {
 			r = check_bounds(value, depth + 1, nodes);
 			if (r < 0)
 				return r;
 		}
 	} else {
-		json_array_foreach(node, i, value)
-		{
+		json_array_foreach (node, i, value) {
 			r = check_bounds(value, depth + 1, nodes);
 			if (r < 0)
 				return r;
@@ -92,7 +90,8 @@ int cdi_json_load(const char *name, const char *buf, size_t len, json_t **ret_ro
 				       "nested deeper than %u levels", CDI_SPEC_MAX_DEPTH);
 	if (r < 0)
 		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
-				       "too large: more than %u nodes (the limit)", CDI_SPEC_MAX_NODES);
+				       "too large: more than %u nodes (the limit)",
+				       CDI_SPEC_MAX_NODES);
 
 	*ret_root = TAKE_PTR(root);
 	return 0;

@@ -137,17 +137,18 @@ static int find_new_header(const char *d, size_t size, const char *name, size_t 
 	}
 	if (size < OLD_MAGIC_LEN || memcmp(d, OLD_MAGIC, OLD_MAGIC_LEN) != 0)
 		return cdi_fail(
-		    err, -EINVAL,
-		    "%s: not an ld.so.cache (no glibc-ld.so.cache1.1 or ld.so-1.7.0 magic)", name);
+			err, -EINVAL,
+			"%s: not an ld.so.cache (no glibc-ld.so.cache1.1 or ld.so-1.7.0 magic)",
+			name);
 	if (size < OLD_HEADER_SIZE)
 		return cdi_fail(err, -EINVAL, "%s: truncated in the ld.so-1.7.0 header (%zu bytes)",
 				name, size);
 	nlibs = rd32(d + 12);
 	if (nlibs > (size - OLD_HEADER_SIZE) / OLD_ENTRY_SIZE)
 		return cdi_fail(
-		    err, -EINVAL,
-		    "%s: ld.so-1.7.0 header lists %u entries, more than the %zu-byte file holds",
-		    name, nlibs, size);
+			err, -EINVAL,
+			"%s: ld.so-1.7.0 header lists %u entries, more than the %zu-byte file holds",
+			name, nlibs, size);
 	off = OLD_HEADER_SIZE + (size_t)nlibs * OLD_ENTRY_SIZE;
 	/*
 	 * ldconfig aligns the new header to the alignment of its entries
@@ -159,9 +160,9 @@ static int find_new_header(const char *d, size_t size, const char *name, size_t 
 		off = aligned;
 	else if (!(size - off >= NEW_MAGIC_LEN && memcmp(d + off, NEW_MAGIC, NEW_MAGIC_LEN) == 0))
 		return cdi_fail(
-		    err, -EINVAL,
-		    "%s: no glibc-ld.so.cache1.1 header after the %u ld.so-1.7.0 entries (libc5-only caches are not supported)",
-		    name, nlibs);
+			err, -EINVAL,
+			"%s: no glibc-ld.so.cache1.1 header after the %u ld.so-1.7.0 entries (libc5-only caches are not supported)",
+			name, nlibs);
 	*ret_off = off;
 	*ret_old = 1;
 	return 0;
@@ -196,18 +197,18 @@ static int parse_extensions(struct ldcache *c, uint32_t ext_off, const char *nam
 	count = rd32(base + ext_off + 4);
 	if (count > (avail - ext_off - EXT_HEADER_SIZE) / EXT_SECTION_SIZE)
 		return cdi_fail(
-		    err, -EINVAL,
-		    "%s: extension directory lists %u sections, more than the file holds", name,
-		    count);
+			err, -EINVAL,
+			"%s: extension directory lists %u sections, more than the file holds", name,
+			count);
 	for (uint32_t i = 0; i < count; i++) {
 		const char *s = base + ext_off + EXT_HEADER_SIZE + (size_t)i * EXT_SECTION_SIZE;
 		uint32_t tag = rd32(s), off = rd32(s + 8), len = rd32(s + 12);
 
 		if (off > avail || len > avail - off)
 			return cdi_fail(
-			    err, -EINVAL,
-			    "%s: extension section %u (tag %u) at offset %u, %u bytes, is outside the file",
-			    name, i, tag, off, len);
+				err, -EINVAL,
+				"%s: extension section %u (tag %u) at offset %u, %u bytes, is outside the file",
+				name, i, tag, off, len);
 		if (tag == EXT_TAG_GENERATOR) {
 			c->generator = base + off;
 			c->generator_len = len;
@@ -271,9 +272,9 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 	strings_lo = NEW_HEADER_SIZE + (size_t)nlibs * NEW_ENTRY_SIZE;
 	if (len_strings > avail - strings_lo)
 		return cdi_fail(
-		    err, -EINVAL,
-		    "%s: string table of %u bytes at offset %zu runs past the end of the file (%zu bytes)",
-		    name, len_strings, off + strings_lo, c->size);
+			err, -EINVAL,
+			"%s: string table of %u bytes at offset %zu runs past the end of the file (%zu bytes)",
+			name, len_strings, off + strings_lo, c->size);
 	strings_hi = strings_lo + len_strings;
 
 	c->entries = calloc(nlibs ? nlibs : 1, sizeof(*c->entries));
@@ -291,10 +292,10 @@ static int parse(struct ldcache *c, const char *name, struct cdi_error *err)
 		out->value = string_at(base, value, strings_lo, strings_hi);
 		if (!out->key || !out->value)
 			return cdi_fail(
-			    err, -EINVAL,
-			    "%s: entry %u: %s offset %u is outside the string table [%zu, %zu) or not terminated",
-			    name, i, out->key ? "value" : "key", out->key ? value : key, strings_lo,
-			    strings_hi);
+				err, -EINVAL,
+				"%s: entry %u: %s offset %u is outside the string table [%zu, %zu) or not terminated",
+				name, i, out->key ? "value" : "key", out->key ? value : key,
+				strings_lo, strings_hi);
 	}
 	c->n_entries = nlibs;
 

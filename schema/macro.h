@@ -18,20 +18,20 @@
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 /* A public accessor of an opaque object: obj->member, or fallback for NULL. */
-#define PUBLIC_GETTER(type, name, obj_type, member, fallback) \
-	_public_ type name(const obj_type *obj)                \
-	{                                                      \
-		return obj ? obj->member : (fallback);         \
+#define PUBLIC_GETTER(type, name, obj_type, member, fallback)                                      \
+	_public_ type name(const obj_type *obj)                                                    \
+	{                                                                                          \
+		return obj ? obj->member : (fallback);                                             \
 	}
 
 /* Hand ownership on: returns the pointer and leaves NULL behind. */
-#define TAKE_PTR(p)                                                                               \
+#define TAKE_PTR(p)                                                                                \
 	({                                                                                         \
 		__typeof__(p) _p_ = (p);                                                           \
 		(p) = NULL;                                                                        \
 		_p_;                                                                               \
 	})
-#define TAKE_FD(fd)                                                                               \
+#define TAKE_FD(fd)                                                                                \
 	({                                                                                         \
 		int _fd_ = (fd);                                                                   \
 		(fd) = -1;                                                                         \

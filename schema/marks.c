@@ -93,7 +93,7 @@ int cdi_marks_note(struct cdi_marks *marks, const json_t *node, unsigned flags)
 		return 0;
 	/* On the node's own entry when it has one, so its position stays found. */
 	m = marks->n > 0 && marks->v[marks->n - 1].node == node ? &marks->v[marks->n - 1]
-								 : marks_lookup(marks, node);
+								: marks_lookup(marks, node);
 	if (m) {
 		m->flags |= flags;
 		return 0;

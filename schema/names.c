@@ -225,8 +225,8 @@ static int unqualified(struct cdi_error *err, const char *s)
 			cdi_quote(q, sizeof(q), s, strlen(s)), missing_part(s));
 }
 
-_public_ int cdi_split_device(const char *s, char **ret_vendor, char **ret_class,
-			      char **ret_name, struct cdi_error *err)
+_public_ int cdi_split_device(const char *s, char **ret_vendor, char **ret_class, char **ret_name,
+			      struct cdi_error *err)
 {
 	_cleanup_free_ char *vendor = NULL, *class_name = NULL, *name = NULL;
 	const char *eq, *slash;

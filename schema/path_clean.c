@@ -29,7 +29,8 @@ static size_t path_clean(const char *path, size_t len, char *out)
 			r++;
 		} else if (path[r] == '.' && (r + 1 == len || path[r + 1] == '/')) {
 			r++;
-		} else if (path[r] == '.' && path[r + 1] == '.' && (r + 2 == len || path[r + 2] == '/')) {
+		} else if (path[r] == '.' && path[r + 1] == '.' &&
+			   (r + 2 == len || path[r + 2] == '/')) {
 			r += 2;
 			if (w > dotdot) {
 				w--;

@@ -86,8 +86,7 @@ static int spec_new(const char *name, json_t *root, cdi_spec **ret)
 	if ((name && !spec->path) || !spec->vendor || !spec->class_name || !spec->version ||
 	    !spec->devices || !spec->names)
 		return -ENOMEM;
-	json_array_foreach(devices, i, dev)
-	{
+	json_array_foreach (devices, i, dev) {
 		spec->devices[i] = dev;
 		spec->names[i] = json_string_value(json_object_get(dev, "name"));
 	}
@@ -129,8 +128,8 @@ static int parse(const char *name, const char *buf, size_t len, struct cdi_marks
  * YAML), and checked again. Its problems replace the first check's if it finds any (it should
  * find the same); otherwise the first check's stand.
  */
-static void recheck_with_positions(const char *name, const char *buf, size_t len,
-				   unsigned flags, struct cdi_error *problems)
+static void recheck_with_positions(const char *name, const char *buf, size_t len, unsigned flags,
+				   struct cdi_error *problems)
 {
 	_cleanup_marks_ struct cdi_marks *marks = cdi_marks_new(true);
 	_cleanup_json_ json_t *root = NULL;

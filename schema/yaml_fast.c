@@ -156,7 +156,7 @@ static int mark(struct fast *f, const json_t *node, const char *at)
 		return 0;
 	if (ARRAY_RESERVE(f->marks, f->cap_marks, f->n_marks + 1) < 0)
 		return DECLINE;
-	f->marks[f->n_marks++] = (struct fast_mark){node, f->line, column_of(f, at)};
+	f->marks[f->n_marks++] = (struct fast_mark){ node, f->line, column_of(f, at) };
 	return 0;
 }
 
@@ -250,7 +250,7 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 	if (!close)
 		return DECLINE;
 	if (!memchr(q, '\\', (size_t)(close - q))) {
-		*sc = (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
+		*sc = (struct scalar){ .s = q, .len = (size_t)(close - q), .after = close + 1 };
 		return 0;
 	}
 	/* \L and \P are 2 characters that make 3 bytes; nothing grows more. */
@@ -261,9 +261,9 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 		/* libyaml's escapes (no \', it has none) but \0 and \<TAB>; \x, \u and \U take 2, 4
 		 * and 8 digits. */
 		static const char names[] = "abtnvfre \"/\\N_LPxuU";
-		static const uint32_t points[] = {0x07,	  0x08,	  0x09, 0x0a, 0x0b, 0x0c, 0x0d,
-						  0x1b,	  ' ',	  '"',	'/',  '\\', 0x85, 0xa0,
-						  0x2028, 0x2029, 2,	4,    8};
+		static const uint32_t points[] = { 0x07,   0x08,   0x09, 0x0a, 0x0b, 0x0c, 0x0d,
+						   0x1b,   ' ',	   '"',	 '/',  '\\', 0x85, 0xa0,
+						   0x2028, 0x2029, 2,	 4,    8 };
 		const char *k;
 		unsigned digits;
 		uint32_t cp = 0;
@@ -298,7 +298,7 @@ static int scan_double(struct fast *f, const char *p, struct scalar *sc)
 	if (q >= f->eol)
 		return DECLINE;
 	o[n] = '\0';
-	*sc = (struct scalar){.s = o, .len = n, .after = q + 1};
+	*sc = (struct scalar){ .s = o, .len = n, .after = q + 1 };
 	return 0;
 }
 
@@ -327,14 +327,15 @@ static int scan_single(struct fast *f, const char *p, struct scalar *sc)
 			continue;
 		}
 		if (!o) {
-			*sc =
-			    (struct scalar){.s = q, .len = (size_t)(close - q), .after = close + 1};
+			*sc = (struct scalar){ .s = q,
+					       .len = (size_t)(close - q),
+					       .after = close + 1 };
 			return 0;
 		}
 		memcpy(o + n, q, (size_t)(close - q));
 		n += (size_t)(close - q);
 		o[n] = '\0';
-		*sc = (struct scalar){.s = o, .len = n, .after = close + 1};
+		*sc = (struct scalar){ .s = o, .len = n, .after = close + 1 };
 		return 0;
 	}
 }
@@ -404,7 +405,7 @@ static int scan_plain(struct fast *f, const char *p, struct scalar *sc)
 			break;
 	}
 	/* What follows (spaces, then ':', '#' or the end of the line) is the caller's. */
-	*sc = (struct scalar){.s = p, .len = (size_t)(last - p), .plain = true, .after = last};
+	*sc = (struct scalar){ .s = p, .len = (size_t)(last - p), .plain = true, .after = last };
 	return 0;
 }
 
@@ -435,7 +436,8 @@ static json_t *intern_string(struct fast *f, const char *s, size_t len)
 {
 	json_t **slot = &f->interned[hash_fnv1a32(s, len) % INTERN_SLOTS], *node;
 
-	if (*slot && json_string_length(*slot) == len && memcmp(json_string_value(*slot), s, len) == 0)
+	if (*slot && json_string_length(*slot) == len &&
+	    memcmp(json_string_value(*slot), s, len) == 0)
 		return json_incref(*slot);
 	node = json_stringn_nocheck(s, len);
 	if (!node)
@@ -452,7 +454,7 @@ static int scalar_node(struct fast *f, const struct scalar *sc, const char *at, 
 	json_t *node;
 
 	if (!sc->plain) {
-		v = (struct cdi_scalar){.kind = CDI_SCALAR_STRING, .s = sc->s, .len = sc->len};
+		v = (struct cdi_scalar){ .kind = CDI_SCALAR_STRING, .s = sc->s, .len = sc->len };
 	} else if (strchr("+-.0123456789", sc->s[0])) {
 		/* Numbers are parsed with strtod: it needs the text NUL-terminated. */
 		char *t = scratch(f, sc->len + 1);
@@ -673,9 +675,9 @@ static int document_start(struct fast *f)
 int cdi_yaml_load_fast(const char *buf, size_t len, json_t **ret_root, struct cdi_marks *marks)
 {
 	struct fast f = {
-	    .start = buf,
-	    .end = buf + len,
-	    .want_marks = cdi_marks_positions(marks),
+		.start = buf,
+		.end = buf + len,
+		.want_marks = cdi_marks_positions(marks),
 	};
 	json_t *root = NULL;
 	int r;

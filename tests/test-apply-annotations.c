@@ -27,7 +27,8 @@ static void key_bad(const char *plugin, const char *dev, const char *msg)
 	struct cdi_error err = { 0 };
 	char *key = NULL;
 
-	cr_assert_eq(cdi_annotation_key(plugin, dev, &key, &err), -EINVAL, "(%s, %s) accepted", plugin, dev);
+	cr_assert_eq(cdi_annotation_key(plugin, dev, &key, &err), -EINVAL, "(%s, %s) accepted",
+		     plugin, dev);
 	cr_assert_null(key);
 	cr_assert_not_null(strstr(cdi_error_message(&err), msg), "\"%s\" lacks \"%s\"",
 			   cdi_error_message(&err), msg);
@@ -93,8 +94,9 @@ Test(annotations_update, single_and_multiple)
 							      "vendor.com/class=device3" },
 					    3, &err),
 		     0);
-	cr_assert_str_eq(json_string_value(json_object_get(ann, "cdi.k8s.io/vendor.class_device")),
-			 "vendor.com/class=device1,vendor.com/class=device2,vendor.com/class=device3");
+	cr_assert_str_eq(
+		json_string_value(json_object_get(ann, "cdi.k8s.io/vendor.class_device")),
+		"vendor.com/class=device1,vendor.com/class=device2,vendor.com/class=device3");
 	back = parse_back(ann, 3);
 	cr_assert_str_eq(json_string_value(json_array_get(back, 2)), "vendor.com/class=device3");
 	json_decref(back);
@@ -108,7 +110,9 @@ Test(annotations_update, multiple_plugins)
 	struct cdi_error err = { 0 };
 
 	cr_assert_eq(cdi_annotations_update(ann, "vendor1.class", "device1",
-					    (const char *[]){ "vendor1.com/class=device1" }, 1, &err), 0);
+					    (const char *[]){ "vendor1.com/class=device1" }, 1,
+					    &err),
+		     0);
 	cr_assert_eq(cdi_annotations_update(ann, "vendor1.class", "device2",
 					    (const char *[]){ "vendor2.com/class=device1",
 							      "vendor2.com/class=device2" },
@@ -125,7 +129,8 @@ Test(annotations_update, multiple_plugins)
 	cr_assert_not_null(json_object_get(ann, "cdi.k8s.io/vendor1.class_device2"));
 	cr_assert_not_null(json_object_get(ann, "cdi.k8s.io/vendor3.class2_device"));
 	back = parse_back(ann, 6);
-	/* Keys in byte order: vendor1.class_device1, vendor1.class_device2, vendor3.class2_device */
+	/* Keys in byte order: vendor1.class_device1, vendor1.class_device2, vendor3.class2_device
+	 */
 	cr_assert_str_eq(json_string_value(json_array_get(back, 0)), "vendor1.com/class=device1");
 	cr_assert_str_eq(json_string_value(json_array_get(back, 1)), "vendor2.com/class=device1");
 	cr_assert_str_eq(json_string_value(json_array_get(back, 5)), "vendor3.com/class2=device3");
@@ -157,7 +162,9 @@ Test(annotations_update, errors_leave_map_unchanged)
 	struct cdi_error err = { 0 };
 
 	cr_assert_eq(cdi_annotations_update(ann, "vendor1.class", "device1",
-					    (const char *[]){ "vendor1.com/class=device1" }, 1, &err), 0);
+					    (const char *[]){ "vendor1.com/class=device1" }, 1,
+					    &err),
+		     0);
 	update_bad(ann, "", "device", (const char *[]){ "vendor3.com/class2=device1" }, 1,
 		   "CDI annotation failed: invalid plugin name, empty");
 	update_bad(ann, "vendor2.class", "device", (const char *[]){ "vendor2.com/device2" }, 1,
@@ -165,8 +172,10 @@ Test(annotations_update, errors_leave_map_unchanged)
 	update_bad(ann, "vendor2.class", "device",
 		   (const char *[]){ "vendor2.com/class=ok", "/dev/null" }, 2,
 		   "CDI annotation failed: unqualified device \"/dev/null\"");
-	json_object_set_new(ann, "cdi.k8s.io/vendor3.class2_device", json_string("vendor3.com/class2=device1"));
-	update_bad(ann, "vendor3.class2", "device", (const char *[]){ "vendor3.com/class2=device2" }, 1,
+	json_object_set_new(ann, "cdi.k8s.io/vendor3.class2_device",
+			    json_string("vendor3.com/class2=device1"));
+	update_bad(ann, "vendor3.class2", "device",
+		   (const char *[]){ "vendor3.com/class2=device2" }, 1,
 		   "CDI annotation failed, key \"cdi.k8s.io/vendor3.class2_device\" used");
 	cr_assert_eq(cdi_annotations_update(NULL, "a", "b", NULL, 0, &err), -EINVAL);
 	cdi_error_reset(&err);
@@ -208,8 +217,8 @@ Test(annotations_parse, valid_unions)
 
 static void parse_bad(const char *key, const char *value, const char *msg)
 {
-	json_t *ann = json_pack("{s:s,s:s}", "cdi.k8s.io/vendor1.class_device", "vendor1.com/class=device1",
-				key, value);
+	json_t *ann = json_pack("{s:s,s:s}", "cdi.k8s.io/vendor1.class_device",
+				"vendor1.com/class=device1", key, value);
 	struct cdi_error err = { 0 };
 	char **devs = (char **)0x1;
 	size_t n = 77;
@@ -227,7 +236,8 @@ Test(annotations_parse, invalid)
 {
 	parse_bad("cdi.k8s.io/vendor3.class_device", "vendor3.com=device3",
 		  "invalid CDI device name \"vendor3.com=device3\"");
-	parse_bad("cdi.k8s.io/vendor3.class_device", "/dev/null", "invalid CDI device name \"/dev/null\"");
+	parse_bad("cdi.k8s.io/vendor3.class_device", "/dev/null",
+		  "invalid CDI device name \"/dev/null\"");
 	parse_bad("cdi.k8s.io/x", "vendor.com/class=a,", "invalid CDI device name \"\"");
 	parse_bad("cdi.k8s.io/x", "", "invalid CDI device name \"\"");
 	parse_bad("cdi.k8s.io/devices", "foobar", "invalid CDI device name \"foobar\"");
@@ -241,7 +251,8 @@ Test(annotations_parse, non_string_value_and_bad_container)
 	char **devs = NULL;
 
 	cr_assert_eq(cdi_annotations_parse(ann, &devs, NULL, &err), -EINVAL);
-	cr_assert_not_null(strstr(cdi_error_message(&err), "annotation \"cdi.k8s.io/x\" is not a string"));
+	cr_assert_not_null(
+		strstr(cdi_error_message(&err), "annotation \"cdi.k8s.io/x\" is not a string"));
 	cr_assert_eq(cdi_annotations_parse(arr, &devs, NULL, &err), -EINVAL);
 	cdi_error_reset(&err);
 	json_decref(ann);
@@ -275,7 +286,8 @@ Test(annotations_parse, nil_and_empty)
 Test(annotations_parse, duplicates_kept)
 {
 	/* The reference returns every listed device; deduplication is the caller's choice. */
-	json_t *ann = json_pack("{s:s,s:s}", "cdi.k8s.io/a", "v.com/c=d,v.com/c=d", "cdi.k8s.io/b", "v.com/c=d");
+	json_t *ann = json_pack("{s:s,s:s}", "cdi.k8s.io/a", "v.com/c=d,v.com/c=d", "cdi.k8s.io/b",
+				"v.com/c=d");
 	json_t *back = parse_back(ann, 3);
 
 	json_decref(back);

@@ -31,16 +31,11 @@ struct fake_node {
 };
 
 static const struct fake_node fake_host[] = {
-	{ "/dev/null", S_IFCHR | 0666, 1, 3 },
-	{ "/dev/zero", S_IFCHR | 0666, 1, 5 },
-	{ "/dev/loop8", S_IFBLK | 0660, 7, 8 },
-	{ "/dev/dev1", S_IFCHR | 0600, 10, 1 },
-	{ "/dev/dev2", S_IFCHR | 0600, 10, 2 },
-	{ "/dev/dev3", S_IFCHR | 0600, 10, 3 },
-	{ "/dev/dev4", S_IFCHR | 0600, 10, 4 },
-	{ "/dev/setuid", S_IFCHR | 04640, 10, 9 },
-	{ "/run/fifo", S_IFIFO | 0620, 0, 0 },
-	{ "/etc/passwd", S_IFREG | 0644, 0, 0 },
+	{ "/dev/null", S_IFCHR | 0666, 1, 3 },	{ "/dev/zero", S_IFCHR | 0666, 1, 5 },
+	{ "/dev/loop8", S_IFBLK | 0660, 7, 8 }, { "/dev/dev1", S_IFCHR | 0600, 10, 1 },
+	{ "/dev/dev2", S_IFCHR | 0600, 10, 2 }, { "/dev/dev3", S_IFCHR | 0600, 10, 3 },
+	{ "/dev/dev4", S_IFCHR | 0600, 10, 4 }, { "/dev/setuid", S_IFCHR | 04640, 10, 9 },
+	{ "/run/fifo", S_IFIFO | 0620, 0, 0 },	{ "/etc/passwd", S_IFREG | 0644, 0, 0 },
 };
 
 static unsigned fake_calls;
@@ -187,10 +182,12 @@ Test(edits_nodes, missing_host_minimal_empty_permissions_is_rwm)
 
 Test(edits_nodes, env_and_typed_node)
 {
-	check_apply("{}", "{'env':['FOO=BAR'],'deviceNodes':[{'path':'/dev/null','type':'c'}]}",
-		    "{" PROCESS("['FOO=BAR']") ",'linux':{'devices':[{'path':'/dev/null','type':'c',"
-		    "'major':1,'minor':3,'fileMode':438}],'resources':{'devices':[{'allow':true,"
-		    "'type':'c','major':1,'minor':3,'access':'rwm'}]}}}");
+	check_apply(
+		"{}", "{'env':['FOO=BAR'],'deviceNodes':[{'path':'/dev/null','type':'c'}]}",
+		"{" PROCESS(
+			"['FOO=BAR']") ",'linux':{'devices':[{'path':'/dev/null','type':'c',"
+				       "'major':1,'minor':3,'fileMode':438}],'resources':{'devices':[{'allow':true,"
+				       "'type':'c','major':1,'minor':3,'access':'rwm'}]}}}");
 }
 
 Test(edits_nodes, minimal_node_still_gets_host_file_mode)
@@ -242,33 +239,36 @@ Test(edits_nodes, uid_gid_from_process_user)
 		    "'minor':3,'access':'rwm'},{'allow':true,'type':'c','major':1,'minor':5,"
 		    "'access':'rwm'}]}}}");
 	/* uid 0 is not copied. */
-	check_apply("{'process':{'user':{'uid':0,'gid':7}}}", "{'deviceNodes':[{'path':'/dev/null'}]}",
-		    "{'process':{'user':{'uid':0,'gid':7}},'linux':{'devices':[{'path':'/dev/null',"
-		    "'type':'c','major':1,'minor':3,'fileMode':438,'gid':7}],'resources':{'devices':"
-		    "[{'allow':true,'type':'c','major':1,'minor':3,'access':'rwm'}]}}}");
+	check_apply(
+		"{'process':{'user':{'uid':0,'gid':7}}}", "{'deviceNodes':[{'path':'/dev/null'}]}",
+		"{'process':{'user':{'uid':0,'gid':7}},'linux':{'devices':[{'path':'/dev/null',"
+		"'type':'c','major':1,'minor':3,'fileMode':438,'gid':7}],'resources':{'devices':"
+		"[{'allow':true,'type':'c','major':1,'minor':3,'access':'rwm'}]}}}");
 }
 
 Test(edits_nodes, same_path_replaced_and_moved_to_end)
 {
-	check_apply("{'linux':{'devices':[{'path':'/dev/null','type':'c','major':1,'minor':7},"
-		    "{'path':'/dev/zero','type':'c','major':1,'minor':5}]}}",
-		    "{'deviceNodes':[{'path':'/dev/null','type':'c','major':1,'minor':3,'permissions':'r'}]}",
-		    "{'linux':{'devices':[{'path':'/dev/zero','type':'c','major':1,'minor':5},"
-		    "{'path':'/dev/null','type':'c','major':1,'minor':3,'fileMode':438}],"
-		    "'resources':{'devices':[{'allow':true,'type':'c','major':1,'minor':3,'access':'r'}]}}}");
+	check_apply(
+		"{'linux':{'devices':[{'path':'/dev/null','type':'c','major':1,'minor':7},"
+		"{'path':'/dev/zero','type':'c','major':1,'minor':5}]}}",
+		"{'deviceNodes':[{'path':'/dev/null','type':'c','major':1,'minor':3,'permissions':'r'}]}",
+		"{'linux':{'devices':[{'path':'/dev/zero','type':'c','major':1,'minor':5},"
+		"{'path':'/dev/null','type':'c','major':1,'minor':3,'fileMode':438}],"
+		"'resources':{'devices':[{'allow':true,'type':'c','major':1,'minor':3,'access':'r'}]}}}");
 }
 
 Test(edits_nodes, duplicate_existing_paths_as_runtime_tools)
 {
 	/* RemoveDevice drops the first entry with the path, AddDevice then replaces the second
 	 * one in place. */
-	check_apply("{'linux':{'devices':[{'path':'/dev/a','type':'c','major':1,'minor':1},"
-		    "{'path':'/dev/b','type':'c','major':1,'minor':2},"
-		    "{'path':'/dev/a','type':'c','major':1,'minor':3}]}}",
-		    "{'deviceNodes':[{'path':'/dev/a','type':'c','major':9,'minor':9}]}",
-		    "{'linux':{'devices':[{'path':'/dev/b','type':'c','major':1,'minor':2},"
-		    "{'path':'/dev/a','type':'c','major':9,'minor':9}],"
-		    "'resources':{'devices':[{'allow':true,'type':'c','major':9,'minor':9,'access':'rwm'}]}}}");
+	check_apply(
+		"{'linux':{'devices':[{'path':'/dev/a','type':'c','major':1,'minor':1},"
+		"{'path':'/dev/b','type':'c','major':1,'minor':2},"
+		"{'path':'/dev/a','type':'c','major':1,'minor':3}]}}",
+		"{'deviceNodes':[{'path':'/dev/a','type':'c','major':9,'minor':9}]}",
+		"{'linux':{'devices':[{'path':'/dev/b','type':'c','major':1,'minor':2},"
+		"{'path':'/dev/a','type':'c','major':9,'minor':9}],"
+		"'resources':{'devices':[{'allow':true,'type':'c','major':9,'minor':9,'access':'rwm'}]}}}");
 }
 
 Test(edits_nodes, same_path_twice_in_edits)
@@ -292,7 +292,8 @@ Test(edits_nodes, minimal_u_type)
 
 Test(edits_nodes, stat_failure)
 {
-	check_fail("{'process':{'env':['A=1']}}", "{'env':['B=2'],'deviceNodes':[{'path':'/dev/nope'}]}",
+	check_fail("{'process':{'env':['A=1']}}",
+		   "{'env':['B=2'],'deviceNodes':[{'path':'/dev/nope'}]}",
 		   "failed to stat CDI host device \"/dev/nope\": No such file or directory");
 	/* The hostPath is what is stat'ed. */
 	check_fail("{}", "{'deviceNodes':[{'path':'/dev/null','hostPath':'/dev/gone','type':'c'}]}",
@@ -304,28 +305,33 @@ Test(edits_nodes, not_a_device_node)
 	check_fail("{}", "{'deviceNodes':[{'path':'/etc/passwd'}]}",
 		   "failed to stat CDI host device \"/etc/passwd\": not a device node");
 	/* minimal: the host file is not looked at beyond fileMode, so it passes. */
-	check_apply("{}", "{'deviceNodes':[{'path':'/etc/passwd','type':'c','major':1}]}",
-		    "{'linux':{'devices':[{'path':'/etc/passwd','type':'c','major':1,'minor':0}],"
-		    "'resources':{'devices':[{'allow':true,'type':'c','major':1,'minor':0,'access':'rwm'}]}}}");
+	check_apply(
+		"{}", "{'deviceNodes':[{'path':'/etc/passwd','type':'c','major':1}]}",
+		"{'linux':{'devices':[{'path':'/etc/passwd','type':'c','major':1,'minor':0}],"
+		"'resources':{'devices':[{'allow':true,'type':'c','major':1,'minor':0,'access':'rwm'}]}}}");
 }
 
 Test(edits_nodes, host_type_mismatch)
 {
 	check_fail("{}", "{'deviceNodes':[{'path':'/dev/null','type':'b'}]}",
 		   "CDI device (\"/dev/null\", \"/dev/null\"), host type mismatch (b, c)");
-	check_fail("{}", "{'deviceNodes':[{'path':'/dev/null','type':'u'}]}", "host type mismatch (u, c)");
+	check_fail("{}", "{'deviceNodes':[{'path':'/dev/null','type':'u'}]}",
+		   "host type mismatch (u, c)");
 }
 
 Test(edits_nodes, every_bad_node_reported)
 {
 	json_t *o = load("{}");
-	json_t *e = load("{'deviceNodes':[{'path':'/dev/x1'},{'path':'/dev/null'},{'path':'/dev/x2'}]}");
+	json_t *e = load(
+		"{'deviceNodes':[{'path':'/dev/x1'},{'path':'/dev/null'},{'path':'/dev/x2'}]}");
 	struct cdi_error err = { 0 };
 
 	cr_assert_lt(cdi_apply_edits(o, e, &fake, &err), 0);
 	cr_assert_eq(cdi_error_count(&err), 2);
-	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "containerEdits.deviceNodes[0]");
-	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 1)), "containerEdits.deviceNodes[2]");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)),
+			 "containerEdits.deviceNodes[0]");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 1)),
+			 "containerEdits.deviceNodes[2]");
 	cr_assert_eq(json_object_size(o), 0);
 	cdi_error_reset(&err);
 	json_decref(o);
@@ -356,10 +362,11 @@ Test(edits_nodes, default_lstat_is_the_real_one)
 	o = load("{}");
 	e = load("{'deviceNodes':[{'path':'/dev/null'}]}");
 	cr_assert_eq(cdi_apply_edits(o, e, NULL, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(json_integer_value(json_object_get(
-			     json_array_get(json_object_get(json_object_get(o, "linux"), "devices"), 0),
-			     "major")),
-		     major(st.st_rdev));
+	cr_assert_eq(
+		json_integer_value(json_object_get(
+			json_array_get(json_object_get(json_object_get(o, "linux"), "devices"), 0),
+			"major")),
+		major(st.st_rdev));
 	json_decref(o);
 	json_decref(e);
 }
@@ -368,8 +375,10 @@ Test(edits_nodes, default_lstat_is_the_real_one)
 
 Test(edits_mounts, add_to_empty_spec)
 {
-	check_apply("{}", "{'mounts':[{'hostPath':'/dev/host-vendorctl','containerPath':'/dev/cntr-vendorctl'}]}",
-		    "{'mounts':[{'source':'/dev/host-vendorctl','destination':'/dev/cntr-vendorctl'}]}");
+	check_apply(
+		"{}",
+		"{'mounts':[{'hostPath':'/dev/host-vendorctl','containerPath':'/dev/cntr-vendorctl'}]}",
+		"{'mounts':[{'source':'/dev/host-vendorctl','destination':'/dev/cntr-vendorctl'}]}");
 }
 
 Test(edits_mounts, sorted_by_depth_new_before_deeper)
@@ -402,19 +411,22 @@ Test(edits_mounts, user_namespace_idmap)
 
 	snprintf(oci, sizeof(oci),
 		 "{%s,'mounts':[{'source':'/some/host/path1','destination':'/dest/path/c'},"
-		 "{'source':'/some/host/path2','destination':'/dest/path/b'}]}", ns);
+		 "{'source':'/some/host/path2','destination':'/dest/path/b'}]}",
+		 ns);
 	snprintf(want, sizeof(want),
 		 "{%s,'mounts':[{'source':'/some/host/path1','destination':'/dest/path/c'},"
 		 "{'source':'/some/host/path2','destination':'/dest/path/b'},"
 		 "{'source':'/some/host/path3','destination':'/dest/path/a','type':'bind',"
 		 "'options':['idmap']},"
 		 "{'source':'/some/host/path4','destination':'/dest/path/d','type':'bind',"
-		 "'options':['rbind','ridmap']}]}", ns);
-	check_apply(oci,
-		    "{'mounts':[{'hostPath':'/some/host/path3','containerPath':'/dest/path/a','type':'bind'},"
-		    "{'hostPath':'/some/host/path4','containerPath':'/dest/path/d','type':'bind',"
-		    "'options':['rbind']}]}",
-		    want);
+		 "'options':['rbind','ridmap']}]}",
+		 ns);
+	check_apply(
+		oci,
+		"{'mounts':[{'hostPath':'/some/host/path3','containerPath':'/dest/path/a','type':'bind'},"
+		"{'hostPath':'/some/host/path4','containerPath':'/dest/path/d','type':'bind',"
+		"'options':['rbind']}]}",
+		want);
 }
 
 Test(edits_mounts, idmap_option_rules)
@@ -422,17 +434,23 @@ Test(edits_mounts, idmap_option_rules)
 	const char *ns = "{'linux':{'namespaces':[{'type':'user'}]}}";
 
 	/* Already ID-mapped: nothing added. */
-	check_apply(ns, "{'mounts':[{'hostPath':'/h','containerPath':'/c','type':'bind','options':['ridmap']}]}",
-		    "{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'/h','destination':'/c',"
-		    "'type':'bind','options':['ridmap']}]}");
+	check_apply(
+		ns,
+		"{'mounts':[{'hostPath':'/h','containerPath':'/c','type':'bind','options':['ridmap']}]}",
+		"{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'/h','destination':'/c',"
+		"'type':'bind','options':['ridmap']}]}");
 	/* Not a bind type, but a bind option: idmap; the last of bind/rbind wins. */
-	check_apply(ns, "{'mounts':[{'hostPath':'/h','containerPath':'/c','options':['rbind','ro','bind']}]}",
-		    "{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'/h','destination':'/c',"
-		    "'options':['rbind','ro','bind','idmap']}]}");
+	check_apply(
+		ns,
+		"{'mounts':[{'hostPath':'/h','containerPath':'/c','options':['rbind','ro','bind']}]}",
+		"{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'/h','destination':'/c',"
+		"'options':['rbind','ro','bind','idmap']}]}");
 	/* Neither: nothing. */
-	check_apply(ns, "{'mounts':[{'hostPath':'tmpfs','containerPath':'/c','type':'tmpfs','options':['ro']}]}",
-		    "{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'tmpfs','destination':'/c',"
-		    "'type':'tmpfs','options':['ro']}]}");
+	check_apply(
+		ns,
+		"{'mounts':[{'hostPath':'tmpfs','containerPath':'/c','type':'tmpfs','options':['ro']}]}",
+		"{'linux':{'namespaces':[{'type':'user'}]},'mounts':[{'source':'tmpfs','destination':'/c',"
+		"'type':'tmpfs','options':['ro']}]}");
 	/* No user namespace: never. */
 	check_apply("{}", "{'mounts':[{'hostPath':'/h','containerPath':'/c','type':'bind'}]}",
 		    "{'mounts':[{'source':'/h','destination':'/c','type':'bind'}]}");
@@ -441,10 +459,11 @@ Test(edits_mounts, idmap_option_rules)
 Test(edits_mounts, replace_by_exact_destination)
 {
 	/* RemoveMount compares destinations as strings, so "/a/" does not replace "/a". */
-	check_apply("{'mounts':[{'destination':'/a','source':'x'},{'destination':'/b','source':'y'}]}",
-		    "{'mounts':[{'hostPath':'/n','containerPath':'/a'},{'hostPath':'/m','containerPath':'/b/'}]}",
-		    "{'mounts':[{'destination':'/b','source':'y'},{'destination':'/a','source':'/n'},"
-		    "{'destination':'/b/','source':'/m'}]}");
+	check_apply(
+		"{'mounts':[{'destination':'/a','source':'x'},{'destination':'/b','source':'y'}]}",
+		"{'mounts':[{'hostPath':'/n','containerPath':'/a'},{'hostPath':'/m','containerPath':'/b/'}]}",
+		"{'mounts':[{'destination':'/b','source':'y'},{'destination':'/a','source':'/n'},"
+		"{'destination':'/b/','source':'/m'}]}");
 }
 
 Test(edits_mounts, depth_uses_clean_path)
@@ -458,7 +477,8 @@ Test(edits_mounts, depth_uses_clean_path)
 
 Test(edits_mounts, empty_options_omitted)
 {
-	check_apply("{}", "{'mounts':[{'hostPath':'/h','containerPath':'/c','type':'','options':[]}]}",
+	check_apply("{}",
+		    "{'mounts':[{'hostPath':'/h','containerPath':'/c','type':'','options':[]}]}",
 		    "{'mounts':[{'source':'/h','destination':'/c'}]}");
 }
 
@@ -503,19 +523,21 @@ Test(edits_hooks, unknown_hook_name)
 
 Test(edits_rdt, set)
 {
-	check_apply("{}",
-		    "{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff;1=ff','memBwSchema':'MB:0=50;1=50',"
-		    "'schemata':['L2:0=ffff'],'enableMonitoring':true}}",
-		    "{'linux':{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff;1=ff',"
-		    "'memBwSchema':'MB:0=50;1=50','schemata':['L2:0=ffff'],'enableMonitoring':true}}}");
+	check_apply(
+		"{}",
+		"{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff;1=ff','memBwSchema':'MB:0=50;1=50',"
+		"'schemata':['L2:0=ffff'],'enableMonitoring':true}}",
+		"{'linux':{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff;1=ff',"
+		"'memBwSchema':'MB:0=50;1=50','schemata':['L2:0=ffff'],'enableMonitoring':true}}}");
 }
 
 Test(edits_rdt, replaced_whole)
 {
-	check_apply("{'linux':{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff','memBwSchema':'MB:0=100',"
-		    "'schemata':['L2:0=ffff'],'enableMonitoring':true}}}",
-		    "{'intelRdt':{'closID':'clos-2','l3CacheSchema':'L3:0=f','enableMonitoring':false}}",
-		    "{'linux':{'intelRdt':{'closID':'clos-2','l3CacheSchema':'L3:0=f'}}}");
+	check_apply(
+		"{'linux':{'intelRdt':{'closID':'clos-1','l3CacheSchema':'L3:0=ff','memBwSchema':'MB:0=100',"
+		"'schemata':['L2:0=ffff'],'enableMonitoring':true}}}",
+		"{'intelRdt':{'closID':'clos-2','l3CacheSchema':'L3:0=f','enableMonitoring':false}}",
+		"{'linux':{'intelRdt':{'closID':'clos-2','l3CacheSchema':'L3:0=f'}}}");
 }
 
 Test(edits_rdt, empty_object_still_set)
@@ -527,18 +549,20 @@ Test(edits_rdt, empty_object_still_set)
 
 Test(edits_net, add)
 {
-	check_apply("{}",
-		    "{'netDevices':[{'hostInterfaceName':'eno1','name':'netdev0'},"
-		    "{'hostInterfaceName':'eno2','name':'netdev1'}]}",
-		    "{'linux':{'netDevices':{'eno1':{'name':'netdev0'},'eno2':{'name':'netdev1'}}}}");
+	check_apply(
+		"{}",
+		"{'netDevices':[{'hostInterfaceName':'eno1','name':'netdev0'},"
+		"{'hostInterfaceName':'eno2','name':'netdev1'}]}",
+		"{'linux':{'netDevices':{'eno1':{'name':'netdev0'},'eno2':{'name':'netdev1'}}}}");
 }
 
 Test(edits_net, overwrite)
 {
-	check_apply("{'linux':{'netDevices':{'eno1':{'name':'netdev1'}}}}",
-		    "{'netDevices':[{'hostInterfaceName':'eno1','name':'netdev2'},"
-		    "{'hostInterfaceName':'eno2','name':'netdev1'}]}",
-		    "{'linux':{'netDevices':{'eno1':{'name':'netdev2'},'eno2':{'name':'netdev1'}}}}");
+	check_apply(
+		"{'linux':{'netDevices':{'eno1':{'name':'netdev1'}}}}",
+		"{'netDevices':[{'hostInterfaceName':'eno1','name':'netdev2'},"
+		"{'hostInterfaceName':'eno2','name':'netdev1'}]}",
+		"{'linux':{'netDevices':{'eno1':{'name':'netdev2'},'eno2':{'name':'netdev1'}}}}");
 }
 
 /* ---- TestApplyContainerEdits: additionalGids ---- */
@@ -582,7 +606,8 @@ static void check_sources(const char *oci, const char *const *edits, size_t n, c
 	cr_assert_leq(n, 8);
 	for (size_t i = 0; i < n; i++)
 		src[i].edits = edits[i] ? load(edits[i]) : NULL;
-	cr_assert_eq(cdi_apply_edit_sources(o, src, n, &fake, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_apply_edit_sources(o, src, n, &fake, &err), 0, "%s",
+		     cdi_error_message(&err));
 	assert_json_eq(o, w);
 	for (size_t i = 0; i < n; i++)
 		json_decref((json_t *)src[i].edits);
@@ -627,7 +652,8 @@ Test(edits_append, four_sets_concatenate_rdt_last_wins)
 
 	for (size_t i = 0; i < 4; i++)
 		src[i] = (struct cdi_edit_source){ .edits = load(e[i]) };
-	cr_assert_eq(cdi_apply_edit_sources(o, src, 4, &fake, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_apply_edit_sources(o, src, 4, &fake, &err), 0, "%s",
+		     cdi_error_message(&err));
 	want_env = load("['var0=val0','var1=val1','var2=val2','var3=val3','var4=val4']");
 	assert_json_eq(json_object_get(json_object_get(o, "process"), "env"), want_env);
 	devs = json_object_get(json_object_get(o, "linux"), "devices");
@@ -636,7 +662,8 @@ Test(edits_append, four_sets_concatenate_rdt_last_wins)
 		char path[16];
 
 		snprintf(path, sizeof(path), "/dev/dev%zu", i + 1);
-		cr_assert_str_eq(json_string_value(json_object_get(json_array_get(devs, i), "path")), path);
+		cr_assert_str_eq(
+			json_string_value(json_object_get(json_array_get(devs, i), "path")), path);
 	}
 	json_decref(want_env);
 	want_env = load("{'closID':'clos-2'}");
@@ -650,8 +677,8 @@ Test(edits_append, four_sets_concatenate_rdt_last_wins)
 Test(edits_append, gids_concatenated_then_deduplicated)
 {
 	/* Append gives [5,0,5,6,7,6]; Apply skips 0 and duplicates. */
-	const char *e[] = { "{'additionalGids':[5]}", "{'additionalGids':[0]}", "{'additionalGids':[5]}",
-			    "{'additionalGids':[6,7,6]}" };
+	const char *e[] = { "{'additionalGids':[5]}", "{'additionalGids':[0]}",
+			    "{'additionalGids':[5]}", "{'additionalGids':[6,7,6]}" };
 
 	check_sources("{}", e, 4, GIDS("[5,6,7]"));
 }
@@ -667,9 +694,12 @@ Test(edits_append, env_step_runs_over_all_sets_before_devices)
 Test(edits_append, problem_names_source_file_and_field)
 {
 	struct cdi_edit_source src[2] = {
-		{ .edits = load("{'env':['A=1']}"), .file = "/etc/cdi/a.yaml", .field = "containerEdits" },
+		{ .edits = load("{'env':['A=1']}"),
+		  .file = "/etc/cdi/a.yaml",
+		  .field = "containerEdits" },
 		{ .edits = load("{'deviceNodes':[{'path':'/dev/null'},{'path':'/dev/gone'}]}"),
-		  .file = "/etc/cdi/a.yaml", .field = "devices[3].containerEdits" },
+		  .file = "/etc/cdi/a.yaml",
+		  .field = "devices[3].containerEdits" },
 	};
 	json_t *o = load("{}");
 	struct cdi_error err = { 0 };
@@ -677,10 +707,12 @@ Test(edits_append, problem_names_source_file_and_field)
 	cr_assert_lt(cdi_apply_edit_sources(o, src, 2, &fake, &err), 0);
 	cr_assert_eq(cdi_error_count(&err), 1);
 	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&err, 0)), "/etc/cdi/a.yaml");
-	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)), "devices[3].containerEdits.deviceNodes[1]");
-	cr_assert_str_eq(cdi_problem_text(cdi_error_problem(&err, 0)),
-			 "/etc/cdi/a.yaml: devices[3].containerEdits.deviceNodes[1]: failed to stat CDI "
-			 "host device \"/dev/gone\": No such file or directory");
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&err, 0)),
+			 "devices[3].containerEdits.deviceNodes[1]");
+	cr_assert_str_eq(
+		cdi_problem_text(cdi_error_problem(&err, 0)),
+		"/etc/cdi/a.yaml: devices[3].containerEdits.deviceNodes[1]: failed to stat CDI "
+		"host device \"/dev/gone\": No such file or directory");
 	cr_assert_eq(json_object_size(o), 0);
 	cdi_error_reset(&err);
 	json_decref((json_t *)src[0].edits);
@@ -692,25 +724,27 @@ Test(edits_append, problem_names_source_file_and_field)
 
 Test(edits_preserve, unknown_fields_and_key_order_survive)
 {
-	const char *in = "{'ociVersion':'1.2.0','x-vendor':{'keep':[1,2.5,null,true]},"
-			 "'process':{'terminal':false,'user':{'uid':0,'gid':0,'umask':18},"
-			 "'env':['PATH=/bin'],'cwd':'/','ioPriority':{'class':'IOPRIO_CLASS_RT'}},"
-			 "'linux':{'seccomp':{'defaultAction':'SCMP_ACT_ERRNO'},'devices':[],"
-			 "'resources':{'memory':{'limit':1024},'devices':[{'allow':false,'access':'rwm'}]},"
-			 "'personality':{'domain':'LINUX'}},"
-			 "'mounts':[{'destination':'/proc','type':'proc','source':'proc','uidMappings':[]}],"
-			 "'annotations':{'a':'b'}}";
-	const char *want = "{'ociVersion':'1.2.0','x-vendor':{'keep':[1,2.5,null,true]},"
-			   "'process':{'terminal':false,'user':{'uid':0,'gid':0,'umask':18},"
-			   "'env':['PATH=/bin','X=1'],'cwd':'/','ioPriority':{'class':'IOPRIO_CLASS_RT'}},"
-			   "'linux':{'seccomp':{'defaultAction':'SCMP_ACT_ERRNO'},'devices':["
-			   "{'path':'/dev/null','type':'c','major':1,'minor':3,'fileMode':438}],"
-			   "'resources':{'memory':{'limit':1024},'devices':[{'allow':false,'access':'rwm'},"
-			   "{'allow':true,'type':'c','major':1,'minor':3,'access':'rwm'}]},"
-			   "'personality':{'domain':'LINUX'}},"
-			   "'mounts':[{'destination':'/proc','type':'proc','source':'proc','uidMappings':[]},"
-			   "{'destination':'/x/y','source':'/h'}],"
-			   "'annotations':{'a':'b'}}";
+	const char *in =
+		"{'ociVersion':'1.2.0','x-vendor':{'keep':[1,2.5,null,true]},"
+		"'process':{'terminal':false,'user':{'uid':0,'gid':0,'umask':18},"
+		"'env':['PATH=/bin'],'cwd':'/','ioPriority':{'class':'IOPRIO_CLASS_RT'}},"
+		"'linux':{'seccomp':{'defaultAction':'SCMP_ACT_ERRNO'},'devices':[],"
+		"'resources':{'memory':{'limit':1024},'devices':[{'allow':false,'access':'rwm'}]},"
+		"'personality':{'domain':'LINUX'}},"
+		"'mounts':[{'destination':'/proc','type':'proc','source':'proc','uidMappings':[]}],"
+		"'annotations':{'a':'b'}}";
+	const char *want =
+		"{'ociVersion':'1.2.0','x-vendor':{'keep':[1,2.5,null,true]},"
+		"'process':{'terminal':false,'user':{'uid':0,'gid':0,'umask':18},"
+		"'env':['PATH=/bin','X=1'],'cwd':'/','ioPriority':{'class':'IOPRIO_CLASS_RT'}},"
+		"'linux':{'seccomp':{'defaultAction':'SCMP_ACT_ERRNO'},'devices':["
+		"{'path':'/dev/null','type':'c','major':1,'minor':3,'fileMode':438}],"
+		"'resources':{'memory':{'limit':1024},'devices':[{'allow':false,'access':'rwm'},"
+		"{'allow':true,'type':'c','major':1,'minor':3,'access':'rwm'}]},"
+		"'personality':{'domain':'LINUX'}},"
+		"'mounts':[{'destination':'/proc','type':'proc','source':'proc','uidMappings':[]},"
+		"{'destination':'/x/y','source':'/h'}],"
+		"'annotations':{'a':'b'}}";
 	json_t *o = load(in), *w = load(want);
 	json_t *e = load("{'env':['X=1'],'deviceNodes':[{'path':'/dev/null'}],"
 			 "'mounts':[{'hostPath':'/h','containerPath':'/x/y'}]}");
@@ -732,7 +766,8 @@ Test(edits_preserve, unknown_fields_and_key_order_survive)
 Test(edits_preserve, caller_subtrees_not_mutated)
 {
 	/* The caller may hold references into its tree; applying replaces, never edits, them. */
-	json_t *o = load("{'process':{'env':['A=1']},'linux':{'devices':[{'path':'/dev/zero','type':'c','major':1,'minor':5}]}}");
+	json_t *o = load(
+		"{'process':{'env':['A=1']},'linux':{'devices':[{'path':'/dev/zero','type':'c','major':1,'minor':5}]}}");
 	json_t *old_env = json_incref(json_object_get(json_object_get(o, "process"), "env"));
 	json_t *old_devs = json_incref(json_object_get(json_object_get(o, "linux"), "devices"));
 	json_t *e = load("{'env':['A=2','B=1'],'deviceNodes':[{'path':'/dev/zero'}]}");
@@ -753,15 +788,18 @@ Test(edits_preserve, caller_subtrees_not_mutated)
 
 Test(edits_fail, wrong_oci_types_untouched)
 {
-	check_fail("{'process':{'env':'PATH=/bin'}}", "{'env':['A=1']}", "process.env: OCI spec field is not an array");
+	check_fail("{'process':{'env':'PATH=/bin'}}", "{'env':['A=1']}",
+		   "process.env: OCI spec field is not an array");
 	check_fail("{'process':[]}", "{'env':['A=1']}", "process: OCI spec field is not an object");
-	check_fail("{'linux':{'devices':{}}}", "{'env':['A=1'],'deviceNodes':[{'path':'/dev/null'}]}",
+	check_fail("{'linux':{'devices':{}}}",
+		   "{'env':['A=1'],'deviceNodes':[{'path':'/dev/null'}]}",
 		   "linux.devices: OCI spec field is not an array");
 	check_fail("{'mounts':{}}", "{'mounts':[{'hostPath':'/a','containerPath':'/b'}]}",
 		   "mounts: OCI spec field is not an array");
 	check_fail("{'hooks':{'poststop':{}}}", "{'hooks':[{'hookName':'poststop','path':'/x'}]}",
 		   "hooks.poststop: OCI spec field is not an array");
-	check_fail("{'process':{'env':[1]}}", "{'env':['A=1']}", "process.env: OCI spec entry 0 is not a string");
+	check_fail("{'process':{'env':[1]}}", "{'env':['A=1']}",
+		   "process.env: OCI spec entry 0 is not a string");
 }
 
 Test(edits_fail, wrong_edit_types)
@@ -771,10 +809,12 @@ Test(edits_fail, wrong_edit_types)
 	check_fail("{}", "{'deviceNodes':[{'path':'/dev/null','major':'1'}]}",
 		   "containerEdits.deviceNodes[0]: major is not an integer");
 	check_fail("{}", "{'deviceNodes':[{'type':'c','major':1}]}", "invalid (empty) device path");
-	check_fail("{}", "{'mounts':[{'hostPath':'/a'}]}", "hostPath and containerPath must be strings");
+	check_fail("{}", "{'mounts':[{'hostPath':'/a'}]}",
+		   "hostPath and containerPath must be strings");
 	check_fail("{}", "{'additionalGids':[-1]}", "entry 0 is not a uint32");
 	check_fail("{}", "{'intelRdt':{'closID':5}}", "closID is not a string");
-	check_fail("{}", "{'netDevices':[{'name':'x'}]}", "hostInterfaceName and name must be strings");
+	check_fail("{}", "{'netDevices':[{'name':'x'}]}",
+		   "hostInterfaceName and name must be strings");
 }
 
 Test(edits_fail, not_an_object)
@@ -792,7 +832,8 @@ Test(edits_fail, not_an_object)
 Test(edits_fail, null_values_are_absent)
 {
 	/* Go decodes null into a nil pointer or slice: the field is created as if missing. */
-	check_apply("{'process':null,'linux':null}", "{'env':['A=1'],'deviceNodes':null,'intelRdt':null}",
+	check_apply("{'process':null,'linux':null}",
+		    "{'env':['A=1'],'deviceNodes':null,'intelRdt':null}",
 		    "{" PROCESS("['A=1']") ",'linux':null}");
 }
 
@@ -884,7 +925,8 @@ Test(edits_strmap, grows_and_overwrites)
 Test(edits_scale, many_nodes_and_mounts_linear)
 {
 	/* 4000 devices and mounts replacing each other: finishes fast, right result. */
-	json_t *o = json_object(), *e = json_object(), *nodes = json_array(), *mounts = json_array();
+	json_t *o = json_object(), *e = json_object(), *nodes = json_array(),
+	       *mounts = json_array();
 	struct cdi_error err = { 0 };
 
 	for (int i = 0; i < 4000; i++) {
@@ -894,17 +936,20 @@ Test(edits_scale, many_nodes_and_mounts_linear)
 		json_array_append_new(nodes, json_pack("{s:s,s:s,s:i,s:i}", "path", p, "type", "c",
 						       "major", 1, "minor", i));
 		snprintf(p, sizeof(p), "/m/%d", i % 2000);
-		json_array_append_new(mounts, json_pack("{s:s,s:s}", "hostPath", "/h", "containerPath", p));
+		json_array_append_new(mounts,
+				      json_pack("{s:s,s:s}", "hostPath", "/h", "containerPath", p));
 	}
 	json_object_set_new(e, "deviceNodes", nodes);
 	json_object_set_new(e, "mounts", mounts);
 	cr_assert_eq(cdi_apply_edits(o, e, &fake, &err), 0, "%s", cdi_error_message(&err));
-	cr_assert_eq(json_array_size(json_object_get(json_object_get(o, "linux"), "devices")), 2000);
-	cr_assert_eq(json_array_size(json_object_get(o, "mounts")), 2000);
-	cr_assert_eq(json_integer_value(json_object_get(
-			     json_array_get(json_object_get(json_object_get(o, "linux"), "devices"), 0),
-			     "minor")),
+	cr_assert_eq(json_array_size(json_object_get(json_object_get(o, "linux"), "devices")),
 		     2000);
+	cr_assert_eq(json_array_size(json_object_get(o, "mounts")), 2000);
+	cr_assert_eq(
+		json_integer_value(json_object_get(
+			json_array_get(json_object_get(json_object_get(o, "linux"), "devices"), 0),
+			"minor")),
+		2000);
 	json_decref(o);
 	json_decref(e);
 }
@@ -928,11 +973,12 @@ static void check_dump(const json_t *j)
 }
 
 /* The word-at-a-time scan: every special byte at every offset of strings long enough to
- * cross several 8-byte words, and bytes next to the special ones (0x1f/0x20, '!'/'#', '['/']', '~'/0x7f). */
+ * cross several 8-byte words, and bytes next to the special ones (0x1f/0x20, '!'/'#', '['/']',
+ * '~'/0x7f). */
 Test(edits_dump, escapes_at_every_offset)
 {
-	static const char specials[] = { '"', '\\', '\n', '\x01', '\x1f', '\x7f', ' ', '!', '#',
-					 '[', ']', '~' };
+	static const char specials[] = { '"', '\\', '\n', '\x01', '\x1f', '\x7f',
+					 ' ', '!',  '#',  '[',	  ']',	  '~' };
 
 	for (size_t k = 0; k < sizeof(specials); k++) {
 		for (size_t len = 1; len <= 27; len++) {

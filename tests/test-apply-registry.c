@@ -72,11 +72,12 @@ static void write_spec(const char *rel, const char *kind, const char *const *dev
 		unsigned maj, min;
 
 		cr_assert_eq(sscanf(*devs, "%63[^:]:%u:%u", name, &maj, &min), 3);
-		n += snprintf(text + n, sizeof(text) - n,
-			      "  - name: \"%s\"\n    containerEdits:\n      deviceNodes:\n"
-			      "        - path: \"/dev/%s-%s\"\n          type: b\n          major: %u\n"
-			      "          minor: %u\n",
-			      name, kind, name, maj, min);
+		n += snprintf(
+			text + n, sizeof(text) - n,
+			"  - name: \"%s\"\n    containerEdits:\n      deviceNodes:\n"
+			"        - path: \"/dev/%s-%s\"\n          type: b\n          major: %u\n"
+			"          minor: %u\n",
+			name, kind, name, maj, min);
 	}
 	write_at(rel, text);
 }
@@ -225,8 +226,10 @@ Test(registry, refresh_picks_up_conflict)
 	cr_assert_eq(cdi_registry_refresh(reg, &err), 0);
 	assert_list(cdi_registry_devices(reg),
 		    (const char *[]){ "vendor1.com/device=dev2", "vendor1.com/device=dev3", NULL });
-	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("run/vendor1.yaml")), "conflicting"));
-	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("run/vendor1-other.yaml")), "conflicting"));
+	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("run/vendor1.yaml")),
+				 "conflicting"));
+	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("run/vendor1-other.yaml")),
+				 "conflicting"));
 
 	/* Resolve the conflict and refresh again: the whole registry is rebuilt. */
 	cr_assert_eq(unlink(at("run/vendor1-other.yaml")), 0);
@@ -248,7 +251,8 @@ Test(registry, conflict_wins_over_later_override)
 	mkdir_at("etc");
 	mkdir_at("run");
 	write_spec("etc/a.yaml", "vendor1.com/device", (const char *[]){ "dev1:10:1", NULL });
-	write_spec("etc/b.yaml", "vendor1.com/device", (const char *[]){ "dev1:10:2", "dev2:1:1", NULL });
+	write_spec("etc/b.yaml", "vendor1.com/device",
+		   (const char *[]){ "dev1:10:2", "dev2:1:1", NULL });
 	write_spec("run/c.yaml", "vendor1.com/device", (const char *[]){ "dev1:10:3", NULL });
 	reg = open_dirs(dirs, 2);
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "vendor1.com/device=dev2", NULL });
@@ -299,7 +303,8 @@ Test(registry, invalid_spec_skipped_error_kept)
 	cdi_registry *reg;
 
 	mkdir_at("etc");
-	write_at("etc/bad.yaml", "cdiVersion: \"0.3.0\"\nkind: \"vendor.com/device\"\nxyzzy: garbled\n");
+	write_at("etc/bad.yaml",
+		 "cdiVersion: \"0.3.0\"\nkind: \"vendor.com/device\"\nxyzzy: garbled\n");
 	write_at("etc/empty.json", "");
 	write_spec("etc/good.yaml", "vendor.com/device", (const char *[]){ "ok:1:1", NULL });
 	reg = open_dirs(dirs, 1);
@@ -326,10 +331,12 @@ Test(registry, only_json_and_yaml_no_recursion)
 	write_spec("etc/x.yml", "v.com/c", (const char *[]){ "yml:1:1", NULL });
 	write_spec("etc/x.yaml.bak", "v.com/c", (const char *[]){ "bak:1:1", NULL });
 	write_spec("etc/x.JSON", "v.com/c", (const char *[]){ "upper:1:1", NULL });
-	write_spec("etc/x.json", "v.com/c", (const char *[]){ "json:1:1", NULL }); /* YAML content */
+	write_spec("etc/x.json", "v.com/c",
+		   (const char *[]){ "json:1:1", NULL }); /* YAML content */
 	write_spec("etc/.hidden.yaml", "v.com/c", (const char *[]){ "hidden:1:1", NULL });
 	reg = open_dirs(dirs, 1);
-	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=hidden", "v.com/c=json", NULL });
+	assert_list(cdi_registry_devices(reg),
+		    (const char *[]){ "v.com/c=hidden", "v.com/c=json", NULL });
 	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);
 }
@@ -347,7 +354,8 @@ Test(registry, scan_order_is_name_order)
 	write_spec("etc/a.yaml", "v.com/c", (const char *[]){ "x:1:2", NULL });
 	reg = open_dirs(dirs, 1);
 	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 1);
-	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(cdi_registry_errors(reg), 0)), at("etc/b.yaml"));
+	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(cdi_registry_errors(reg), 0)),
+			 at("etc/b.yaml"));
 	cr_assert(errors_mention(cdi_registry_errors(reg), "(specs \""));
 	cdi_registry_free(reg);
 }
@@ -368,7 +376,8 @@ Test(registry, symlinks)
 	/* A symlink to a file is read (ReadSpec follows it). */
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=linked", NULL });
 	/* Walk does not treat a symlink to a directory as one: reading it fails. */
-	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/dirlink.yaml")), "is a directory"));
+	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/dirlink.yaml")),
+				 "is a directory"));
 	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/dangling.json")),
 				 "No such file or directory"));
 	cr_assert_null(cdi_registry_file_errors(reg, at("etc/dirlink-noext")));
@@ -402,7 +411,8 @@ Test(registry, fifo_is_not_read)
 	/* The reference would block reading it; we report it and go on. */
 	reg = open_dirs(dirs, 1);
 	assert_list(cdi_registry_devices(reg), (const char *[]){ "v.com/c=d", NULL });
-	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/pipe.yaml")), "not a regular file"));
+	cr_assert(errors_mention(cdi_registry_file_errors(reg, at("etc/pipe.yaml")),
+				 "not a regular file"));
 	cdi_registry_free(reg);
 }
 
@@ -529,7 +539,8 @@ Test(registry, many_devices)
 	n = snprintf(text, 1 << 20, "cdiVersion: \"0.5.0\"\nkind: \"v.com/c\"\ndevices:\n");
 	for (int i = 0; i < 3000; i++)
 		n += snprintf(text + n, (1 << 20) - n,
-			      "  - name: \"%d\"\n    containerEdits:\n      env: [\"N=%d\"]\n", i, i);
+			      "  - name: \"%d\"\n    containerEdits:\n      env: [\"N=%d\"]\n", i,
+			      i);
 	write_at("etc/big.yaml", text);
 	free(text);
 	reg = open_dirs(dirs, 1);
@@ -608,7 +619,8 @@ Test(registry, overrides_are_known)
 	write_spec("run/x.yaml", "v.com/c", (const char *[]){ "a:1:1", NULL });
 	reg = open_dirs(dirs, 2);
 	cr_assert_str_eq(origin(reg, "v.com/c=a"), "run");
-	cr_assert_str_eq(cdi_spec_path(cdi_registry_overridden(reg, "v.com/c=a")), at("etc/x.yaml"));
+	cr_assert_str_eq(cdi_spec_path(cdi_registry_overridden(reg, "v.com/c=a")),
+			 at("etc/x.yaml"));
 	cr_assert_null(cdi_registry_overridden(reg, "v.com/c=b"));
 	cr_assert_null(cdi_registry_overridden(reg, "v.com/c=zz"));
 	cdi_registry_free(reg);
@@ -638,8 +650,8 @@ Test(registry, specs_others_may_write)
 		    (const char *[]){ "v.com/c=safe", "v.com/d=loose", "v.com/e=x", NULL });
 	w = cdi_registry_warnings(reg);
 	cr_assert_eq(cdi_error_count(w), 2);
-	cr_assert(errors_mention(w, "loose.yaml: spec is writable by everyone (mode 0666)"),
-		  "%s", cdi_error_message(w));
+	cr_assert(errors_mention(w, "loose.yaml: spec is writable by everyone (mode 0666)"), "%s",
+		  cdi_error_message(w));
 	cr_assert(errors_mention(w, "open: spec directory is writable by everyone (mode 1777)"));
 	cr_assert_eq(cdi_error_count(cdi_registry_errors(reg)), 0);
 	cdi_registry_free(reg);

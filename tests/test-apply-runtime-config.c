@@ -84,9 +84,9 @@ Test(rtconf, file_format)
 /* The container environment's settings (environment.md): trust, the MPS directory, the root. */
 Test(rtconf, environment_settings)
 {
-	struct runtime_settings s = parse_ok(
-		"accept-nvidia-visible-devices-envvar-when-unprivileged = false\n"
-		"mps-pipe-directory = /run/mps\nhost-root = \"/srv/host\"\n");
+	struct runtime_settings s =
+		parse_ok("accept-nvidia-visible-devices-envvar-when-unprivileged = false\n"
+			 "mps-pipe-directory = /run/mps\nhost-root = \"/srv/host\"\n");
 
 	cr_assert_not(s.accept_env_unprivileged);
 	cr_assert_str_eq(s.mps_pipe_dir, "/run/mps");
@@ -96,8 +96,9 @@ Test(rtconf, environment_settings)
 	cr_assert(s.accept_env_unprivileged);
 	runtime_settings_done(&s);
 
-	parse_bad("accept-nvidia-visible-devices-envvar-when-unprivileged = yes\n",
-		  "runtime.conf:1: accept-nvidia-visible-devices-envvar-when-unprivileged: \"yes\" is not true or false");
+	parse_bad(
+		"accept-nvidia-visible-devices-envvar-when-unprivileged = yes\n",
+		"runtime.conf:1: accept-nvidia-visible-devices-envvar-when-unprivileged: \"yes\" is not true or false");
 	parse_bad("\nmps-pipe-directory = tmp/mps\n",
 		  "runtime.conf:2: mps-pipe-directory: \"tmp/mps\" is not an absolute path");
 	parse_bad("host-root =\n", "runtime.conf:1: host-root: \"\" is not an absolute path");
@@ -105,8 +106,9 @@ Test(rtconf, environment_settings)
 
 Test(rtconf, file_errors_name_file_and_line)
 {
-	parse_bad("runtime = runc\nruntimes = [\"crun\"]\n",
-		  "runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root)");
+	parse_bad(
+		"runtime = runc\nruntimes = [\"crun\"]\n",
+		"runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root)");
 	parse_bad("\n\njust words\n", "runtime.conf:3: expected \"key = value\"");
 	parse_bad("log-level = verbose\n",
 		  "runtime.conf:1: log-level: \"verbose\" is none of error, warning, info, debug");

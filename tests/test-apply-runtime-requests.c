@@ -23,7 +23,8 @@ static struct device_requests take(json_t *oci, enum device_request_source sourc
 	size_t i = 0;
 	va_list ap;
 
-	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), 0, "%s",
+		     cdi_error_message(&err));
 	cr_assert_eq(r.source, source, "source %d, want %d", r.source, source);
 	va_start(ap, source);
 	while ((want = va_arg(ap, const char *))) {

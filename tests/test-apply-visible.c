@@ -24,7 +24,8 @@ static void check_value(const char *value, ...)
 	const char *want;
 	va_list ap;
 
-	cr_assert_eq(cdi_visible_devices_parse(value, &devs, &n, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(cdi_visible_devices_parse(value, &devs, &n, &err), 0, "%s",
+		     cdi_error_message(&err));
 	va_start(ap, value);
 	while ((want = va_arg(ap, const char *))) {
 		cr_assert_lt(i, n, "\"%s\": missing %s", value, want);
@@ -60,15 +61,16 @@ Test(visible, indices_and_mig)
 
 Test(visible, uuids)
 {
-	check_value("GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c,MIG-1f3a2c7e-0b2d-5f4e-9c1a-7d2e3b4c5a6f",
-		    "nvidia.com/gpu=GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c",
-		    "nvidia.com/gpu=MIG-1f3a2c7e-0b2d-5f4e-9c1a-7d2e3b4c5a6f", NULL);
+	check_value(
+		"GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c,MIG-1f3a2c7e-0b2d-5f4e-9c1a-7d2e3b4c5a6f",
+		"nvidia.com/gpu=GPU-4cf8db2d-06c0-7d70-1a51-e59b25b2c16c",
+		"nvidia.com/gpu=MIG-1f3a2c7e-0b2d-5f4e-9c1a-7d2e3b4c5a6f", NULL);
 }
 
 Test(visible, qualified_names_kept)
 {
-	check_value("nvidia.com/gpu=1,vendor.com/class=x,0", "nvidia.com/gpu=1", "vendor.com/class=x",
-		    "nvidia.com/gpu=0", NULL);
+	check_value("nvidia.com/gpu=1,vendor.com/class=x,0", "nvidia.com/gpu=1",
+		    "vendor.com/class=x", "nvidia.com/gpu=0", NULL);
 }
 
 Test(visible, dedup_keeps_first_order)
@@ -111,18 +113,23 @@ Test(visible, from_process_env)
 	check_oci("{}", 0, NULL);
 	check_oci("{\"process\":{}}", 0, NULL);
 	check_oci("{\"process\":{\"env\":[\"PATH=/bin\"]}}", 0, NULL);
-	check_oci("{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=0,2:1\"]}}", 2, "nvidia.com/gpu=0");
+	check_oci("{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=0,2:1\"]}}", 2,
+		  "nvidia.com/gpu=0");
 	/* The last assignment wins, as in a Go map built from the environment. */
-	check_oci("{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=all\",\"NVIDIA_VISIBLE_DEVICES=3\"]}}",
-		  1, "nvidia.com/gpu=3");
-	check_oci("{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=1\",\"NVIDIA_VISIBLE_DEVICES=void\"]}}",
-		  0, NULL);
+	check_oci(
+		"{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=all\",\"NVIDIA_VISIBLE_DEVICES=3\"]}}",
+		1, "nvidia.com/gpu=3");
+	check_oci(
+		"{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICES=1\",\"NVIDIA_VISIBLE_DEVICES=void\"]}}",
+		0, NULL);
 	/* Only the exact name. */
-	check_oci("{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICESX=1\",\"XNVIDIA_VISIBLE_DEVICES=1\","
-		  "\"NVIDIA_VISIBLE_DEVICES\"]}}",
-		  0, NULL);
+	check_oci(
+		"{\"process\":{\"env\":[\"NVIDIA_VISIBLE_DEVICESX=1\",\"XNVIDIA_VISIBLE_DEVICES=1\","
+		"\"NVIDIA_VISIBLE_DEVICES\"]}}",
+		0, NULL);
 	/* Non-string entries are ignored rather than fatal. */
-	check_oci("{\"process\":{\"env\":[7,\"NVIDIA_VISIBLE_DEVICES=0\"]}}", 1, "nvidia.com/gpu=0");
+	check_oci("{\"process\":{\"env\":[7,\"NVIDIA_VISIBLE_DEVICES=0\"]}}", 1,
+		  "nvidia.com/gpu=0");
 }
 
 Test(visible, long_list_linear)

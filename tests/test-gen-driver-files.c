@@ -37,7 +37,7 @@ static bool have_tmp;
 
 static void make_socket(const char *rel)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 
 	cr_assert(fd >= 0);
@@ -170,15 +170,14 @@ static char **mount_lines(json_t *mounts, const char *prefix, size_t *ret_n)
 	size_t i;
 
 	cr_assert(lines);
-	json_array_foreach(mounts, i, m)
-	{
+	json_array_foreach (mounts, i, m) {
 		const char *host = json_string_value(json_object_get(m, "hostPath"));
 		const char *cont = json_string_value(json_object_get(m, "containerPath"));
 		json_t *opts = json_object_get(m, "options");
 		bool ipc = strncmp(cont, "/run/", 5) == 0 || strncmp(cont, "/var/run/", 9) == 0 ||
 			   strncmp(cont, "/tmp/", 5) == 0;
-		const char *want =
-		    ipc ? "nosuid nodev rbind rprivate noexec" : "ro nosuid nodev rbind rprivate";
+		const char *want = ipc ? "nosuid nodev rbind rprivate noexec"
+				       : "ro nosuid nodev rbind rprivate";
 		char got[128] = "";
 		size_t j;
 		json_t *o;
@@ -188,8 +187,7 @@ static char **mount_lines(json_t *mounts, const char *prefix, size_t *ret_n)
 		cr_assert(strncmp(host, prefix, plen) == 0 && host[plen] == '/',
 			  "hostPath %s is not under %s", host, prefix);
 		cr_assert_eq(cont[0], '/');
-		json_array_foreach(opts, j, o)
-		{
+		json_array_foreach (opts, j, o) {
 			if (j)
 				strcat(got, " ");
 			strcat(got, json_string_value(o));
@@ -376,7 +374,7 @@ static int find_libs(const char *r, const char *version, struct driver_libs *lib
 
 Test(driver, whole_host)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	size_t n, n_expected = sizeof(expected) / sizeof(expected[0]);
 	char **lines = mount_lines(mounts, root, &n);
@@ -392,7 +390,7 @@ Test(driver, whole_host)
 /* The acceptance rules one by one, so a failure names the rule. */
 Test(driver, rejects)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	size_t n;
 	char **lines = mount_lines(mounts, root, &n);
@@ -429,13 +427,12 @@ Test(driver, rejects)
  */
 Test(driver, host_paths_are_real_files_inside_root)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(root, root, VER, &err);
 	json_t *m;
 	size_t i;
 
-	json_array_foreach(mounts, i, m)
-	{
+	json_array_foreach (mounts, i, m) {
 		const char *host = json_string_value(json_object_get(m, "hostPath"));
 		char real[PATH_MAX];
 		struct stat st;
@@ -451,8 +448,8 @@ Test(driver, host_paths_are_real_files_inside_root)
 
 Test(driver, library_search)
 {
-	struct cdi_error err = {0};
-	struct driver_libs libs = {0};
+	struct cdi_error err = { 0 };
+	struct driver_libs libs = { 0 };
 	const struct driver_lib *cuda = NULL, *cuda32 = NULL, *ngx = NULL;
 
 	cr_assert_eq(find_libs(root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
@@ -487,7 +484,7 @@ Test(driver, library_search)
 /* Without ld.so.cache the standard directories still give the libraries there. */
 Test(driver, no_cache)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts;
 	size_t n;
 	char **lines;
@@ -523,9 +520,11 @@ Test(driver, corrupt_cache_is_a_warning_and_the_fallback)
 		cr_assert_eq(files_for(root, root, VER, &mounts, &warn, &err), 0, "%s",
 			     cdi_error_message(&err));
 		cr_assert_eq(cdi_error_count(&warn), 1, "%s", cdi_error_message(&warn));
-		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "/etc/ld.so.cache") != NULL, "%s",
-			  cdi_problem_text(cdi_error_problem(&warn, 0)));
-		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)), "standard library directories") != NULL);
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)),
+				 "/etc/ld.so.cache") != NULL,
+			  "%s", cdi_problem_text(cdi_error_problem(&warn, 0)));
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&warn, 0)),
+				 "standard library directories") != NULL);
 		lines = mount_lines(mounts, root, &n);
 		for (size_t i = 0; i < n; i++)
 			cuda |= strcmp(lines[i], "/usr/lib64/libcuda.so.1 <- " CUDA) == 0;
@@ -553,7 +552,7 @@ Test(driver, fifo_cache_is_an_error_not_a_hang, .timeout = 10)
 /* Another driver version: only what carries it (and the own-versioned linked library). */
 Test(driver, other_version)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(root, root, "535.104.05", &err);
 	size_t n;
 	char **lines = mount_lines(mounts, root, &n);
@@ -572,7 +571,7 @@ Test(driver, other_version)
 /* The driver in its own root (a driver container): libraries from there, IPC from the host root. */
 Test(driver, separate_driver_root)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char host_root[PATH_MAX];
 	json_t *mounts, *m;
 	size_t i;
@@ -582,8 +581,7 @@ Test(driver, separate_driver_root)
 	sh("mkdir -p '%s/run/nvidia-persistenced' && mv '%s/run/nvidia-persistenced/socket' '%s/run/nvidia-persistenced/'",
 	   host_root, root, host_root);
 	mounts = mounts_for(host_root, root, VER, &err);
-	json_array_foreach(mounts, i, m)
-	{
+	json_array_foreach (mounts, i, m) {
 		const char *hp = json_string_value(json_object_get(m, "hostPath"));
 		const char *cp = json_string_value(json_object_get(m, "containerPath"));
 
@@ -708,25 +706,25 @@ static const char *const sim_libs64[] = {
 	"vdpau/libvdpau_nvidia.so." VER,
 };
 static const char *const sim_libs32[] = {
-    "libEGL_nvidia.so." VER,
-    "libGLESv1_CM_nvidia.so." VER,
-    "libGLESv2_nvidia.so." VER,
-    "libGLX_nvidia.so." VER,
-    "libcuda.so." VER,
-    "libnvcuvid.so." VER,
-    "libnvidia-eglcore.so." VER,
-    "libnvidia-encode.so." VER,
-    "libnvidia-fbc.so." VER,
-    "libnvidia-glcore.so." VER,
-    "libnvidia-glsi.so." VER,
-    "libnvidia-glvkspirv.so." VER,
-    "libnvidia-gpucomp.so." VER,
-    "libnvidia-ml.so." VER,
-    "libnvidia-opencl.so." VER,
-    "libnvidia-opticalflow.so." VER,
-    "libnvidia-ptxjitcompiler.so." VER,
-    "libnvidia-tls.so." VER,
-    "vdpau/libvdpau_nvidia.so." VER,
+	"libEGL_nvidia.so." VER,
+	"libGLESv1_CM_nvidia.so." VER,
+	"libGLESv2_nvidia.so." VER,
+	"libGLX_nvidia.so." VER,
+	"libcuda.so." VER,
+	"libnvcuvid.so." VER,
+	"libnvidia-eglcore.so." VER,
+	"libnvidia-encode.so." VER,
+	"libnvidia-fbc.so." VER,
+	"libnvidia-glcore.so." VER,
+	"libnvidia-glsi.so." VER,
+	"libnvidia-glvkspirv.so." VER,
+	"libnvidia-gpucomp.so." VER,
+	"libnvidia-ml.so." VER,
+	"libnvidia-opencl.so." VER,
+	"libnvidia-opticalflow.so." VER,
+	"libnvidia-ptxjitcompiler.so." VER,
+	"libnvidia-tls.so." VER,
+	"vdpau/libvdpau_nvidia.so." VER,
 };
 
 static int cmp_strp(const void *a, const void *b)
@@ -738,13 +736,12 @@ TestSuite(simhost, .init = sim_setup, .fini = sim_teardown, .timeout = 120);
 
 Test(simhost, full_library_set)
 {
-	struct cdi_error err = {0};
-	struct driver_libs libs = {0};
+	struct cdi_error err = { 0 };
+	struct driver_libs libs = { 0 };
 	const char *got64[64], *got32[64];
 	size_t n64 = 0, n32 = 0;
 
-	cr_assert_eq(find_libs(sim_root, VER, &libs, &err), 0, "%s",
-		     cdi_error_message(&err));
+	cr_assert_eq(find_libs(sim_root, VER, &libs, &err), 0, "%s", cdi_error_message(&err));
 	for (size_t i = 0; i < libs.n_libs; i++) {
 		const struct driver_lib *l = &libs.libs[i];
 		const char *dir = l->is32 ? L32 "/" : L64 "/";
@@ -776,21 +773,21 @@ Test(simhost, full_library_set)
 /* The mounts of libcuda, exactly: the hook-free answer to dlopen("libcuda.so.1") and -lcuda. */
 Test(simhost, libcuda_mounts)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(sim_root, sim_root, VER, &err);
 	size_t n, k = 0;
 	char **lines = mount_lines(mounts, sim_root, &n);
 	static const char *const want[] = {
-	    "/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
-	    "/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
-	    "/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
-	    "/usr/lib/libcuda.so <- " CUDA,
-	    "/usr/lib/libcuda.so.1 <- " CUDA,
-	    "/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
-	    "/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
-	    "/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
-	    "/usr/lib64/libcuda.so <- " CUDA,
-	    "/usr/lib64/libcuda.so.1 <- " CUDA,
+		"/usr/lib/i386-linux-gnu/libcuda.so <- " CUDA32,
+		"/usr/lib/i386-linux-gnu/libcuda.so.1 <- " CUDA32,
+		"/usr/lib/i386-linux-gnu/libcuda.so." VER " <- " CUDA32,
+		"/usr/lib/libcuda.so <- " CUDA,
+		"/usr/lib/libcuda.so.1 <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so.1 <- " CUDA,
+		"/usr/lib/x86_64-linux-gnu/libcuda.so." VER " <- " CUDA,
+		"/usr/lib64/libcuda.so <- " CUDA,
+		"/usr/lib64/libcuda.so.1 <- " CUDA,
 	};
 
 	for (size_t i = 0; i < n; i++) {
@@ -821,7 +818,7 @@ enum image_mounts { ALL_MOUNTS, NO_MULTIARCH, OWN_PATHS_ONLY };
 /* Under make check SANITIZE=1 the mock NVML needs libasan, which the image does not have. */
 static bool sanitizer_free(const char *r, const char *path)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	char full[PATH_MAX + 64];
 	bool clean = true;
@@ -839,7 +836,7 @@ static bool sanitizer_free(const char *r, const char *path)
 
 static void check_dlopen_in_image(enum image_mounts which)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *mounts = mounts_for(sim_root, sim_root, VER, &err), *m;
 	char img[PATH_MAX], *script = NULL;
 	const char *nvml;
@@ -852,13 +849,11 @@ static void check_dlopen_in_image(enum image_mounts which)
 	snprintf(img, sizeof(img), "%s/img", sim);
 	f = open_memstream(&script, &len);
 	cr_assert(f);
-	fprintf(
-	    f,
-	    "set -e; I='%s'; mkdir -p \"$I/lib64\" \"$I/usr/lib/x86_64-linux-gnu\"; "
-	    "cp -L /lib64/ld-linux-x86-64.so.2 \"$I/lib64/\"; cp -L /lib/x86_64-linux-gnu/libc.so.6 \"$I/usr/lib/x86_64-linux-gnu/\"; ",
-	    img);
-	json_array_foreach(mounts, i, m)
-	{
+	fprintf(f,
+		"set -e; I='%s'; mkdir -p \"$I/lib64\" \"$I/usr/lib/x86_64-linux-gnu\"; "
+		"cp -L /lib64/ld-linux-x86-64.so.2 \"$I/lib64/\"; cp -L /lib/x86_64-linux-gnu/libc.so.6 \"$I/usr/lib/x86_64-linux-gnu/\"; ",
+		img);
+	json_array_foreach (mounts, i, m) {
 		const char *cp = json_string_value(json_object_get(m, "containerPath"));
 
 		if (strncmp(cp, "/usr/lib", 8) != 0)
@@ -868,18 +863,17 @@ static void check_dlopen_in_image(enum image_mounts which)
 		/* what a hook-needing spec gives without its hooks: the versioned files only */
 		if (which == OWN_PATHS_ONLY &&
 		    strcmp(cp, json_string_value(json_object_get(m, "hostPath")) +
-				   strlen(sim_root)) != 0)
+				       strlen(sim_root)) != 0)
 			continue;
 		fprintf(f, "mkdir -p \"$(dirname \"$I%s\")\"; cp '%s' \"$I%s\"; ", cp,
 			json_string_value(json_object_get(m, "hostPath")), cp);
 	}
-	fprintf(
-	    f,
-	    "printf '%%s\\n' '#include <dlfcn.h>' '#include <stdio.h>' "
-	    "'int main(int c, char **v) { for (int i = 1; i < c; i++) if (!dlopen(v[i], RTLD_NOW)) { printf(\"%%s\\n\", dlerror()); return 1; } return 0; }' > \"$I.c\"; "
-	    "cc -o \"$I/t\" \"$I.c\"; test ! -e \"$I/etc/ld.so.cache\"; "
-	    "%schroot \"$I\" /t libcuda.so.1 %s libGLX_nvidia.so.0 libGLX_indirect.so.0 libEGL_nvidia.so.0 libnvidia-ptxjitcompiler.so.1 libcuda.so",
-	    which == OWN_PATHS_ONLY ? "! " : "", nvml);
+	fprintf(f,
+		"printf '%%s\\n' '#include <dlfcn.h>' '#include <stdio.h>' "
+		"'int main(int c, char **v) { for (int i = 1; i < c; i++) if (!dlopen(v[i], RTLD_NOW)) { printf(\"%%s\\n\", dlerror()); return 1; } return 0; }' > \"$I.c\"; "
+		"cc -o \"$I/t\" \"$I.c\"; test ! -e \"$I/etc/ld.so.cache\"; "
+		"%schroot \"$I\" /t libcuda.so.1 %s libGLX_nvidia.so.0 libGLX_indirect.so.0 libEGL_nvidia.so.0 libnvidia-ptxjitcompiler.so.1 libcuda.so",
+		which == OWN_PATHS_ONLY ? "! " : "", nvml);
 	fclose(f);
 	sh("%s", script);
 	free(script);

@@ -96,7 +96,7 @@ static bool has_needed(const struct elf_info *info, const char *name)
 
 Test(elf, sixty_four_bit)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	char *p = path_of("lib64.so");
 
@@ -116,7 +116,7 @@ Test(elf, sixty_four_bit)
 
 Test(elf, thirty_two_bit)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	char *p = path_of("lib32.so");
 
@@ -134,7 +134,7 @@ Test(elf, thirty_two_bit)
 /* Without ELF_READ_NEEDED the names are not read (nor their count kept). */
 Test(elf, soname_only)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	char *p = path_of("lib64.so");
 
@@ -148,7 +148,7 @@ Test(elf, soname_only)
 
 Test(elf, no_soname)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
 	char *p = path_of("nosoname.so");
 
@@ -163,9 +163,9 @@ Test(elf, no_soname)
 /* Without program headers the reader falls back to SHT_DYNAMIC and its sh_link string table. */
 Test(elf, section_fallback)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
-	const char *names[] = {"lib64.so", "lib32.so"};
+	const char *names[] = { "lib64.so", "lib32.so" };
 
 	for (size_t n = 0; n < 2; n++) {
 		char *p = path_of(names[n]);
@@ -175,8 +175,8 @@ Test(elf, section_fallback)
 		int fd;
 
 		/* e_phnum: offset 56 in Elf64_Ehdr, 44 in Elf32_Ehdr */
-		memcpy(data +
-			   (n == 0 ? offsetof(Elf64_Ehdr, e_phnum) : offsetof(Elf32_Ehdr, e_phnum)),
+		memcpy(data + (n == 0 ? offsetof(Elf64_Ehdr, e_phnum)
+				      : offsetof(Elf32_Ehdr, e_phnum)),
 		       &zero, 2);
 		fd = memfile(data, size);
 		cr_assert_eq(elf_read_fd(fd, names[n], ELF_READ_NEEDED, &info, &err), 0, "%s",
@@ -196,7 +196,7 @@ Test(elf, section_fallback)
  */
 static void truncate_everywhere(const char *name)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info full;
 	char *p = path_of(name);
 	size_t size, failed = 0;
@@ -240,7 +240,7 @@ Test(elf, truncated_32)
 
 Test(elf, corrupt_bytes)
 {
-	const char *names[] = {"lib64.so", "lib32.so"};
+	const char *names[] = { "lib64.so", "lib32.so" };
 	unsigned seed = 4242;
 
 	for (size_t n = 0; n < 2; n++) {
@@ -250,7 +250,7 @@ Test(elf, corrupt_bytes)
 		char *copy = malloc(size);
 
 		for (int iter = 0; iter < 3000; iter++) {
-			struct cdi_error err = {0};
+			struct cdi_error err = { 0 };
 			struct elf_info info;
 			int fd;
 
@@ -277,9 +277,9 @@ Test(elf, corrupt_bytes)
 
 Test(elf, not_elf)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct elf_info info;
-	char hdr[64] = {0};
+	char hdr[64] = { 0 };
 	int fd;
 
 	fd = memfile("#!/bin/sh\necho not a library\n", 29);
@@ -316,16 +316,16 @@ Test(elf, hostile_headers)
 		uint64_t value;
 		int width;
 	} cases[] = {
-	    {offsetof(Elf64_Ehdr, e_phoff), 0xfffffffffffffff0ull, 8},
-	    {offsetof(Elf64_Ehdr, e_phoff), (uint64_t)size - 8, 8},
-	    {offsetof(Elf64_Ehdr, e_phentsize), 4, 2},
-	    {offsetof(Elf64_Ehdr, e_phnum), 0xffff, 2},
-	    /* entry size x count past the file: refused before any allocation */
-	    {offsetof(Elf64_Ehdr, e_phentsize), 0xffff, 2},
+		{ offsetof(Elf64_Ehdr, e_phoff), 0xfffffffffffffff0ull, 8 },
+		{ offsetof(Elf64_Ehdr, e_phoff), (uint64_t)size - 8, 8 },
+		{ offsetof(Elf64_Ehdr, e_phentsize), 4, 2 },
+		{ offsetof(Elf64_Ehdr, e_phnum), 0xffff, 2 },
+		/* entry size x count past the file: refused before any allocation */
+		{ offsetof(Elf64_Ehdr, e_phentsize), 0xffff, 2 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		struct elf_info info;
 		char *copy = malloc(size);
 		int fd;

@@ -104,7 +104,7 @@ TestSuite(ldcache, .init = setup, .fini = teardown);
 
 Test(ldcache, real_ldconfig_both_arches)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 	char *path = make_real_cache();
 
@@ -121,7 +121,7 @@ Test(ldcache, real_ldconfig_both_arches)
 /* The order of entries is the cache's, the order the linker searches: the same as a re-read. */
 Test(ldcache, cache_order_is_file_order)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 	char *path = make_real_cache();
 	size_t size;
@@ -183,7 +183,7 @@ static char *make_old_format(const char *new_data, size_t new_size, uint32_t n_o
 /* What ldconfig itself writes with -c compat: libc5 table, then the new cache. */
 Test(ldcache, real_compat_format)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 	char *path = make_real_cache();
 
@@ -206,7 +206,7 @@ Test(ldcache, old_combined_format)
 	 */
 	for (uint32_t n_old = 0; n_old < 6; n_old++)
 		for (size_t align = 4; align <= 8; align += 4) {
-			struct cdi_error err = {0};
+			struct cdi_error err = { 0 };
 			struct ldcache *c = NULL;
 			size_t size;
 			char *old = make_old_format(new_data, new_size, n_old, align, &size);
@@ -227,7 +227,7 @@ Test(ldcache, old_combined_format)
 static void truncate_everywhere(const char *data, size_t size)
 {
 	for (size_t len = 0; len < size; len++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		struct ldcache *c = NULL;
 		/* a fresh allocation of exactly len bytes, so ASan sees any read past it */
 		char *copy = malloc(len ? len : 1);
@@ -269,7 +269,7 @@ Test(ldcache, corrupt_bytes)
 	size_t accepted = 0;
 
 	for (int iter = 0; iter < 20000; iter++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		struct ldcache *c = NULL;
 		char *copy = malloc(size);
 		int flips = 1 + (int)(rand_r(&seed) % 4);
@@ -337,16 +337,16 @@ Test(ldcache, hostile_fields)
 		uint32_t value;
 		const char *message;
 	} cases[] = {
-	    {"nlibs", 20, 0xffffffffu, "entries"},
-	    {"nlibs", 20, 2, "entries"},
-	    {"len_strings", 24, 0xfffffff0u, "string table"},
-	    {"key past strings", 52, 200, "outside the string table"},
-	    {"key into header", 52, 4, "outside the string table"},
-	    {"value past end", 56, 0xffffffffu, "outside the string table"},
-	    {"extension offset", 32, 0x7ffffff0u, "extension"},
-	    {"extension unaligned", 32, 49, "extension"},
+		{ "nlibs", 20, 0xffffffffu, "entries" },
+		{ "nlibs", 20, 2, "entries" },
+		{ "len_strings", 24, 0xfffffff0u, "string table" },
+		{ "key past strings", 52, 200, "outside the string table" },
+		{ "key into header", 52, 4, "outside the string table" },
+		{ "value past end", 56, 0xffffffffu, "outside the string table" },
+		{ "extension offset", 32, 0x7ffffff0u, "extension" },
+		{ "extension unaligned", 32, 49, "extension" },
 	};
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 
 	size = make_tiny(buf);
@@ -412,9 +412,9 @@ Test(ldcache, hostile_fields)
 	cdi_error_reset(&err);
 
 	/* not a cache at all */
-	cr_assert_lt(
-	    ldcache_parse("hello world, this is not a cache at all......", 44, "text", &c, &err),
-	    0);
+	cr_assert_lt(ldcache_parse("hello world, this is not a cache at all......", 44, "text", &c,
+				   &err),
+		     0);
 	cr_assert(strstr(cdi_error_message(&err), "not an ld.so.cache"));
 	cdi_error_reset(&err);
 	cr_assert_lt(ldcache_parse("", 0, "empty", &c, &err), 0);
@@ -424,7 +424,7 @@ Test(ldcache, hostile_fields)
 /* This machine's own cache: large, written by the distribution's ldconfig. */
 Test(ldcache, host_cache)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 	bool libc = false;
 
@@ -441,14 +441,15 @@ Test(ldcache, host_cache)
 
 Test(ldcache, load_errors)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct ldcache *c = NULL;
 	char *path;
 	int fd;
 
 	cr_assert(asprintf(&path, "%s/missing", tmp) >= 0);
 	cr_assert_eq(ldcache_load(path, &c, &err), -ENOENT);
-	cr_assert_eq(cdi_error_count(&err), 0); /* the caller decides whether a missing cache matters */
+	cr_assert_eq(cdi_error_count(&err),
+		     0); /* the caller decides whether a missing cache matters */
 	free(path);
 
 	cr_assert_lt(ldcache_load(tmp, &c, &err), 0); /* a directory */

@@ -17,39 +17,39 @@
 
 #include "simhost/mock-nvml.h"
 
-#define SINGLE                                                                                   \
-	"driver 550.54.15\n"                                                             \
-	"cuda 12040\n"                                                                   \
-	"name NVIDIA A100-SXM4-40GB\n"                                                   \
-	"pci-device-id 0x20B010DE\n"                                                     \
-	"max-mig 7\n"                                                                    \
+#define SINGLE                                                                                     \
+	"driver 550.54.15\n"                                                                       \
+	"cuda 12040\n"                                                                             \
+	"name NVIDIA A100-SXM4-40GB\n"                                                             \
+	"pci-device-id 0x20B010DE\n"                                                               \
+	"max-mig 7\n"                                                                              \
 	"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-54e67eb0-c6b5-d687-008a-2323a63630c7 mig=disabled\n"
 
 /* The dgx-mig topology of tests/simhost/make-host, as it writes it. */
-#define DGX_MIG                                                                                       \
-	"driver 550.54.15\n"                                                                         \
-	"nvml 12.550.54.15\n"                                                                        \
-	"cuda 12040\n"                                                                               \
-	"name NVIDIA A100-SXM4-40GB\n"                                                               \
-	"memory-mib 40960\n"                                                                         \
-	"max-mig 7\n"                                                                                \
-	"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-54e67eb0-c6b5-d687-008a-2323a63630c7 mig=disabled\n" \
-	"gpu 1 minor=1 pci=0000:0f:00.0 uuid=GPU-67db9f65-c8d3-cab0-e7a3-172228c5b697 mig=disabled\n" \
-	"gpu 2 minor=2 pci=0000:47:00.0 uuid=GPU-7ad0c01a-caf1-bed9-cebc-0b21ab553c68 mig=enabled\n"  \
-	"mig 2 gi=7 ci=0 giprofile=0 gistart=0 ciprofile=0 cistart=0 uuid=MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\n" \
-	"mig 2 gi=8 ci=0 giprofile=0 gistart=1 ciprofile=0 cistart=0 uuid=MIG-a598a4d2-eec4-136c-1e97-17f7b3e53493\n" \
-	"mig 2 gi=9 ci=0 giprofile=0 gistart=2 ciprofile=0 cistart=0 uuid=MIG-632bebe6-03ef-9d02-2590-9fe9cd806ebb\n" \
+#define DGX_MIG                                                                                                        \
+	"driver 550.54.15\n"                                                                                           \
+	"nvml 12.550.54.15\n"                                                                                          \
+	"cuda 12040\n"                                                                                                 \
+	"name NVIDIA A100-SXM4-40GB\n"                                                                                 \
+	"memory-mib 40960\n"                                                                                           \
+	"max-mig 7\n"                                                                                                  \
+	"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-54e67eb0-c6b5-d687-008a-2323a63630c7 mig=disabled\n"                  \
+	"gpu 1 minor=1 pci=0000:0f:00.0 uuid=GPU-67db9f65-c8d3-cab0-e7a3-172228c5b697 mig=disabled\n"                  \
+	"gpu 2 minor=2 pci=0000:47:00.0 uuid=GPU-7ad0c01a-caf1-bed9-cebc-0b21ab553c68 mig=enabled\n"                   \
+	"mig 2 gi=7 ci=0 giprofile=0 gistart=0 ciprofile=0 cistart=0 uuid=MIG-e8055dbf-d998-89d6-179d-90049a49fa6b\n"  \
+	"mig 2 gi=8 ci=0 giprofile=0 gistart=1 ciprofile=0 cistart=0 uuid=MIG-a598a4d2-eec4-136c-1e97-17f7b3e53493\n"  \
+	"mig 2 gi=9 ci=0 giprofile=0 gistart=2 ciprofile=0 cistart=0 uuid=MIG-632bebe6-03ef-9d02-2590-9fe9cd806ebb\n"  \
 	"mig 2 gi=10 ci=0 giprofile=0 gistart=3 ciprofile=0 cistart=0 uuid=MIG-20bf32f9-191b-2698-2c8a-27dce71ba8e3\n" \
 	"mig 2 gi=11 ci=0 giprofile=0 gistart=4 ciprofile=0 cistart=0 uuid=MIG-de527a0c-2e46-b02e-3383-afcf00b6e30b\n" \
 	"mig 2 gi=12 ci=0 giprofile=0 gistart=5 ciprofile=0 cistart=0 uuid=MIG-9be5c120-4372-39c4-3a7d-37c21a521d34\n" \
 	"mig 2 gi=13 ci=0 giprofile=0 gistart=6 ciprofile=0 cistart=0 uuid=MIG-59790833-589d-c35a-4176-bfb533ed575c\n" \
-	"gpu 3 minor=3 pci=0000:4e:00.0 uuid=GPU-8dc5e0cf-cd0f-b301-b5d4-ff1f2de4c239 mig=disabled\n" \
-	"gpu 4 minor=4 pci=0000:87:00.0 uuid=GPU-a0bb0184-cf2d-a72a-9ced-f31eb074480a mig=disabled\n" \
-	"gpu 5 minor=5 pci=0000:90:00.0 uuid=GPU-b3b02239-d14b-9b52-8406-e71d3303cddb mig=enabled\n"  \
-	"mig 5 gi=1 ci=0 giprofile=2 gistart=0 ciprofile=2 cistart=0 uuid=MIG-9f28fe0a-2998-8c18-1a2f-b0f2028ec49b\n" \
-	"mig 5 gi=2 ci=0 giprofile=2 gistart=4 ciprofile=0 cistart=0 uuid=MIG-5cbc451e-3ec4-15ae-2129-38e51c29fec4\n" \
-	"mig 5 gi=2 ci=1 giprofile=2 gistart=4 ciprofile=0 cistart=1 uuid=MIG-6fb165d3-40e2-09d6-0842-2ce49eb98495\n" \
-	"gpu 6 minor=6 pci=0000:b7:00.0 uuid=GPU-c6a542ee-d369-8f7b-6b1f-db1bb59353ac mig=disabled\n" \
+	"gpu 3 minor=3 pci=0000:4e:00.0 uuid=GPU-8dc5e0cf-cd0f-b301-b5d4-ff1f2de4c239 mig=disabled\n"                  \
+	"gpu 4 minor=4 pci=0000:87:00.0 uuid=GPU-a0bb0184-cf2d-a72a-9ced-f31eb074480a mig=disabled\n"                  \
+	"gpu 5 minor=5 pci=0000:90:00.0 uuid=GPU-b3b02239-d14b-9b52-8406-e71d3303cddb mig=enabled\n"                   \
+	"mig 5 gi=1 ci=0 giprofile=2 gistart=0 ciprofile=2 cistart=0 uuid=MIG-9f28fe0a-2998-8c18-1a2f-b0f2028ec49b\n"  \
+	"mig 5 gi=2 ci=0 giprofile=2 gistart=4 ciprofile=0 cistart=0 uuid=MIG-5cbc451e-3ec4-15ae-2129-38e51c29fec4\n"  \
+	"mig 5 gi=2 ci=1 giprofile=2 gistart=4 ciprofile=0 cistart=1 uuid=MIG-6fb165d3-40e2-09d6-0842-2ce49eb98495\n"  \
+	"gpu 6 minor=6 pci=0000:b7:00.0 uuid=GPU-c6a542ee-d369-8f7b-6b1f-db1bb59353ac mig=disabled\n"                  \
 	"gpu 7 minor=7 pci=0000:bd:00.0 uuid=GPU-d99a63a4-d587-83a4-5238-cf1a3822d97c mig=disabled\n"
 
 static char dir[PATH_MAX], config[PATH_MAX + 32];
@@ -108,11 +108,16 @@ static struct {
 #define LOAD(name) n.name##_p = (__typeof__(n.name##_p))dlsym(lib, #name)
 
 static const char *mig_symbols[] = {
-	"nvmlDeviceGetMigMode",          "nvmlDeviceGetMaxMigDeviceCount",
-	"nvmlDeviceGetMigDeviceHandleByIndex", "nvmlDeviceIsMigDeviceHandle",
-	"nvmlDeviceGetDeviceHandleFromMigDeviceHandle", "nvmlDeviceGetGpuInstanceId",
-	"nvmlDeviceGetComputeInstanceId", "nvmlDeviceGetGpuInstanceById",
-	"nvmlGpuInstanceGetInfo",        "nvmlComputeInstanceGetInfo_v2",
+	"nvmlDeviceGetMigMode",
+	"nvmlDeviceGetMaxMigDeviceCount",
+	"nvmlDeviceGetMigDeviceHandleByIndex",
+	"nvmlDeviceIsMigDeviceHandle",
+	"nvmlDeviceGetDeviceHandleFromMigDeviceHandle",
+	"nvmlDeviceGetGpuInstanceId",
+	"nvmlDeviceGetComputeInstanceId",
+	"nvmlDeviceGetGpuInstanceById",
+	"nvmlGpuInstanceGetInfo",
+	"nvmlComputeInstanceGetInfo_v2",
 };
 
 static char *lib_path(const char *variant)
@@ -124,7 +129,8 @@ static char *lib_path(const char *variant)
 		b = "build";
 	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
 	cr_assert_geq(asprintf(&path, "%s%s%s/tests/mock-nvml/%slibnvidia-ml.so.1",
-			       b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b, variant), 0);
+			       b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b, variant),
+		      0);
 	cr_assert_eq(access(path, R_OK), 0, "%s missing: build the fixtures (make check)", path);
 	return path;
 }
@@ -253,7 +259,8 @@ Test(mock_nvml, exports_versioned_and_unversioned_names)
 	cr_assert_not_null(n.nvmlInit_p);
 	cr_assert_eq((void *)n.nvmlInit_p, (void *)n.nvmlInit_v2_p);
 	cr_assert_eq((void *)n.nvmlDeviceGetCount_p, (void *)n.nvmlDeviceGetCount_v2_p);
-	cr_assert_eq((void *)n.nvmlDeviceGetHandleByIndex_p, (void *)n.nvmlDeviceGetHandleByIndex_v2_p);
+	cr_assert_eq((void *)n.nvmlDeviceGetHandleByIndex_p,
+		     (void *)n.nvmlDeviceGetHandleByIndex_v2_p);
 	cr_assert_not_null(n.nvmlDeviceGetPciInfo_p);
 	cr_assert_not_null(n.nvmlDeviceGetPciInfo_v2_p);
 	cr_assert_not_null(n.nvmlDeviceGetPciInfo_v3_p);
@@ -329,11 +336,11 @@ Test(mock_nvml, missing_topology_is_driver_not_loaded)
 Test(mock_nvml, bad_topologies_are_rejected)
 {
 	static const char *const bad[] = {
-		"gpu 1 minor=0 pci=0000:07:00.0 uuid=GPU-a\n",        /* index not 0 */
-		"gpu 0 minor=0 pci=0000:07:00.0\n",                   /* no uuid */
-		"gpu 0 minor=0 pci=07:00 uuid=GPU-a\n",               /* bad bus id */
+		"gpu 1 minor=0 pci=0000:07:00.0 uuid=GPU-a\n",	      /* index not 0 */
+		"gpu 0 minor=0 pci=0000:07:00.0\n",		      /* no uuid */
+		"gpu 0 minor=0 pci=07:00 uuid=GPU-a\n",		      /* bad bus id */
 		"gpu 0 minor=254 pci=0000:07:00.0 uuid=GPU-a\n",      /* modeset's minor */
-		"gpu 0 minor=0 pci=0000:07:00.0 uuid=MIG-a\n",        /* not a GPU uuid */
+		"gpu 0 minor=0 pci=0000:07:00.0 uuid=MIG-a\n",	      /* not a GPU uuid */
 		"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-a mig=on\n", /* unknown mode */
 		"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-a\ngpu 1 minor=0 pci=0000:0f:00.0 uuid=GPU-b\n",
 		"gpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-a mig=disabled\n"
@@ -370,8 +377,9 @@ Test(mock_nvml, config_beside_the_library_without_environment)
 	/* A simulated host: libnvidia-ml.so.<ver> with mock-nvml.conf next to it. */
 	snprintf(copy, sizeof(copy), "%s/libnvidia-ml.so.550.54.15", dir);
 	snprintf(conf, sizeof(conf), "%s/mock-nvml.conf", dir);
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && ln -s libnvidia-ml.so.550.54.15 '%s/libnvidia-ml.so.1'",
-		 path, copy, dir);
+	snprintf(cmd, sizeof(cmd),
+		 "cp '%s' '%s' && ln -s libnvidia-ml.so.550.54.15 '%s/libnvidia-ml.so.1'", path,
+		 copy, dir);
 	free(path);
 	cr_assert_eq(system(cmd), 0);
 	write_file(conf, DGX_MIG);
@@ -468,7 +476,8 @@ Test(mock_nvml, legacy_pci_info_writes_the_old_struct_only)
 	cr_assert_eq(sizeof(buf.pci), 52);
 	for (int v = 1; v <= 2; v++) {
 		memset(&buf, 0xa5, sizeof(buf));
-		cr_assert_eq((v == 1 ? n.nvmlDeviceGetPciInfo_p : n.nvmlDeviceGetPciInfo_v2_p)(d, &buf.pci),
+		cr_assert_eq((v == 1 ? n.nvmlDeviceGetPciInfo_p
+				     : n.nvmlDeviceGetPciInfo_v2_p)(d, &buf.pci),
 			     NVML_SUCCESS);
 		cr_assert_str_eq(buf.pci.busId, "0000:BD:00.0");
 		cr_assert_eq(buf.pci.bus, 0xbd);
@@ -520,8 +529,10 @@ Test(mock_nvml, lookup_by_uuid_and_bus_id)
 	cr_assert_eq(d, gpu(6));
 	cr_assert_eq(n.nvmlDeviceGetHandleByPciBusId_p("0000:0f:00.0", &d), NVML_SUCCESS);
 	cr_assert_eq(d, gpu(1));
-	cr_assert_eq(n.nvmlDeviceGetHandleByPciBusId_v2_p("0000:10:00.0", &d), NVML_ERROR_NOT_FOUND);
-	cr_assert_eq(n.nvmlDeviceGetHandleByPciBusId_v2_p("garbage", &d), NVML_ERROR_INVALID_ARGUMENT);
+	cr_assert_eq(n.nvmlDeviceGetHandleByPciBusId_v2_p("0000:10:00.0", &d),
+		     NVML_ERROR_NOT_FOUND);
+	cr_assert_eq(n.nvmlDeviceGetHandleByPciBusId_v2_p("garbage", &d),
+		     NVML_ERROR_INVALID_ARGUMENT);
 	cr_assert_eq(n.nvmlDeviceGetUUID_p(gpu(1), buf, sizeof(buf)), NVML_SUCCESS);
 	cr_assert_eq(n.nvmlDeviceGetMinorNumber_p(d, &u), NVML_SUCCESS);
 	cr_assert_eq(u, 1);
@@ -544,7 +555,8 @@ Test(mock_nvml, mig_mode_and_devices)
 	cr_assert_eq(pend, NVML_DEVICE_MIG_DISABLE);
 	cr_assert_eq(n.nvmlDeviceGetMaxMigDeviceCount_p(d, &max), NVML_SUCCESS);
 	cr_assert_eq(max, 0);
-	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, 0, &m), NVML_ERROR_INVALID_ARGUMENT);
+	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, 0, &m),
+		     NVML_ERROR_INVALID_ARGUMENT);
 
 	/* GPU 2: seven 1g.5gb, GI 7..13. */
 	d = gpu(2);
@@ -561,7 +573,8 @@ Test(mock_nvml, mig_mode_and_devices)
 		cr_assert_eq(u, gi2[i]);
 		cr_assert_eq(n.nvmlDeviceGetComputeInstanceId_p(m, &u), NVML_SUCCESS);
 		cr_assert_eq(u, 0);
-		cr_assert_eq(n.nvmlDeviceGetDeviceHandleFromMigDeviceHandle_p(m, &parent), NVML_SUCCESS);
+		cr_assert_eq(n.nvmlDeviceGetDeviceHandleFromMigDeviceHandle_p(m, &parent),
+			     NVML_SUCCESS);
 		cr_assert_eq(parent, d);
 		cr_assert_eq(n.nvmlDeviceGetName_p(m, buf, sizeof(buf)), NVML_SUCCESS);
 		cr_assert_str_eq(buf, "NVIDIA A100-SXM4-40GB MIG 1g.5gb");
@@ -598,9 +611,10 @@ Test(mock_nvml, mig_mode_and_devices)
 	cr_assert_eq(n.nvmlDeviceGetComputeInstanceId_p(m, &u), NVML_SUCCESS);
 	cr_assert_eq(u, 1);
 	for (unsigned i = 3; i < 7; i++)
-		cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, i, &m), NVML_ERROR_NOT_FOUND,
-			     "slot %u is empty", i);
-	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, 0, NULL), NVML_ERROR_INVALID_ARGUMENT);
+		cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, i, &m),
+			     NVML_ERROR_NOT_FOUND, "slot %u is empty", i);
+	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(d, 0, NULL),
+		     NVML_ERROR_INVALID_ARGUMENT);
 }
 
 Test(mock_nvml, mig_not_supported_and_pending)
@@ -619,7 +633,8 @@ Test(mock_nvml, mig_not_supported_and_pending)
 	cr_assert_eq(n.nvmlDeviceGetMigMode_p(gpu(0), &cur, &pend), NVML_ERROR_NOT_SUPPORTED);
 	cr_assert_eq(n.nvmlDeviceGetMaxMigDeviceCount_p(gpu(0), &max), NVML_SUCCESS);
 	cr_assert_eq(max, 0);
-	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(gpu(0), 0, &m), NVML_ERROR_NOT_SUPPORTED);
+	cr_assert_eq(n.nvmlDeviceGetMigDeviceHandleByIndex_p(gpu(0), 0, &m),
+		     NVML_ERROR_NOT_SUPPORTED);
 	/* Enabled but not yet applied (needs a GPU reset): still a full GPU. */
 	cr_assert_eq(n.nvmlDeviceGetMigMode_p(gpu(1), &cur, &pend), NVML_SUCCESS);
 	cr_assert_eq(cur, NVML_DEVICE_MIG_DISABLE);
@@ -679,15 +694,17 @@ Test(mock_nvml, gpu_and_compute_instances)
 	cr_assert_eq(attr.computeInstanceSliceCount, 1);
 	cr_assert_eq(n.nvmlDeviceGetAttributes_v2_p(d, &attr), NVML_ERROR_NOT_SUPPORTED);
 
-	cr_assert_eq(n.nvmlDeviceGetGpuInstanceProfileInfo_p(d, NVML_GPU_INSTANCE_PROFILE_1_SLICE, &gp),
-		     NVML_SUCCESS);
+	cr_assert_eq(
+		n.nvmlDeviceGetGpuInstanceProfileInfo_p(d, NVML_GPU_INSTANCE_PROFILE_1_SLICE, &gp),
+		NVML_SUCCESS);
 	cr_assert_eq(gp.sliceCount, 1);
 	cr_assert_eq(gp.instanceCount, 7);
 	cr_assert_eq(gp.memorySizeMB, 4864);
 	cr_assert_eq(n.nvmlDeviceGetGpuInstanceProfileInfo_p(d, 5, &gp), NVML_ERROR_NOT_SUPPORTED);
 
-	cr_assert_eq(n.nvmlDeviceGetGpuInstances_p(d, NVML_GPU_INSTANCE_PROFILE_3_SLICE, gis, &count),
-		     NVML_SUCCESS);
+	cr_assert_eq(
+		n.nvmlDeviceGetGpuInstances_p(d, NVML_GPU_INSTANCE_PROFILE_3_SLICE, gis, &count),
+		NVML_SUCCESS);
 	cr_assert_eq(count, 2);
 	cr_assert_eq(n.nvmlDeviceGetGpuInstanceById_p(d, 2, &gi), NVML_SUCCESS);
 	cr_assert_eq(n.nvmlDeviceGetGpuInstanceById_p(d, 3, &gi), NVML_ERROR_NOT_FOUND);
@@ -699,8 +716,8 @@ Test(mock_nvml, gpu_and_compute_instances)
 	cr_assert_eq(gii.placement.start, 4);
 	cr_assert_eq(gii.placement.size, 4, "a 3g.20gb spans four memory slices");
 
-	cr_assert_eq(n.nvmlGpuInstanceGetComputeInstances_p(gi, NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE,
-							    cis, &count),
+	cr_assert_eq(n.nvmlGpuInstanceGetComputeInstances_p(
+			     gi, NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE, cis, &count),
 		     NVML_SUCCESS);
 	cr_assert_eq(count, 2);
 	cr_assert_eq(n.nvmlGpuInstanceGetComputeInstanceById_p(gi, 1, &ci), NVML_SUCCESS);
@@ -742,10 +759,11 @@ Test(mock_nvml, sixty_four_gpus)
 					"uuid=GPU-00000000-0000-0000-0000-%012x mig=enabled\n",
 					g, g, g / 8, 0x07 + g % 8, g);
 		for (unsigned s = 0; s < 7; s++)
-			len += (size_t)snprintf(text + len, cap - len,
-						"mig %u gi=%u ci=0 giprofile=0 gistart=%u ciprofile=0 "
-						"cistart=0 uuid=MIG-00000000-0000-0000-%04x-%012x\n",
-						g, 7 + s, s, s, g);
+			len += (size_t)snprintf(
+				text + len, cap - len,
+				"mig %u gi=%u ci=0 giprofile=0 gistart=%u ciprofile=0 "
+				"cistart=0 uuid=MIG-00000000-0000-0000-%04x-%012x\n",
+				g, 7 + s, s, s, g);
 	}
 	cr_assert_lt(len, cap);
 	start(text);
@@ -777,11 +795,13 @@ Test(mock_nvml, old_driver_has_no_mig_symbols)
 	int cuda;
 	mock_nvmlPciInfo_v1_t pci;
 
-	write_file(config, "driver 440.118.02\n"
-			   "cuda 10020\n"
-			   "name Tesla V100-SXM2-32GB\n"
-			   "gpu 0 minor=0 pci=0000:06:00.0 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
-			   "gpu 1 minor=1 pci=0000:07:00.0 uuid=GPU-11111111-2222-3333-4444-555555555556\n");
+	write_file(
+		config,
+		"driver 440.118.02\n"
+		"cuda 10020\n"
+		"name Tesla V100-SXM2-32GB\n"
+		"gpu 0 minor=0 pci=0000:06:00.0 uuid=GPU-11111111-2222-3333-4444-555555555555\n"
+		"gpu 1 minor=1 pci=0000:07:00.0 uuid=GPU-11111111-2222-3333-4444-555555555556\n");
 	load(path);
 	free(path);
 	for (size_t i = 0; i < sizeof(mig_symbols) / sizeof(mig_symbols[0]); i++)
@@ -803,8 +823,9 @@ Test(mock_nvml, old_driver_has_no_mig_symbols)
 	cr_assert_str_eq(buf, "Tesla V100-SXM2-32GB");
 	cr_assert_eq(n.nvmlShutdown_p(), NVML_SUCCESS);
 	/* Such a driver knows nothing of MIG: a topology with MIG devices is an error. */
-	write_file(config, "gpu 0 minor=0 pci=0000:06:00.0 uuid=GPU-a mig=enabled\n"
-			   "mig 0 gi=0 ci=0 giprofile=4 gistart=0 ciprofile=4 cistart=0 uuid=MIG-a\n");
+	write_file(config,
+		   "gpu 0 minor=0 pci=0000:06:00.0 uuid=GPU-a mig=enabled\n"
+		   "mig 0 gi=0 ci=0 giprofile=4 gistart=0 ciprofile=4 cistart=0 uuid=MIG-a\n");
 	cr_assert_eq(n.nvmlInit_v2_p(), NVML_ERROR_UNKNOWN);
 }
 

@@ -26,11 +26,14 @@ static void setup(void)
 		b = "build";
 	cr_assert_not_null(getcwd(cwd, sizeof(cwd)));
 	/* dlopen by path: make it absolute so the search rules play no part. */
-	cr_assert_geq(asprintf(&mock_lib, "%s%s%s/tests/mock-nvml/libnvidia-ml.so.1", b[0] == '/' ? "" : cwd,
-			       b[0] == '/' ? "" : "/", b), 0);
+	cr_assert_geq(asprintf(&mock_lib, "%s%s%s/tests/mock-nvml/libnvidia-ml.so.1",
+			       b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b),
+		      0);
 	cr_assert_geq(asprintf(&old_lib, "%s%s%s/tests/mock-nvml/old/libnvidia-ml.so.1",
-			       b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b), 0);
-	cr_assert_eq(access(mock_lib, R_OK), 0, "%s missing: build the fixtures (make check)", mock_lib);
+			       b[0] == '/' ? "" : cwd, b[0] == '/' ? "" : "/", b),
+		      0);
+	cr_assert_eq(access(mock_lib, R_OK), 0, "%s missing: build the fixtures (make check)",
+		     mock_lib);
 	strcpy(config, "/tmp/test-gen-nvml.XXXXXX");
 	cr_assert_geq(mkstemp(config), 0);
 	setenv("CDIKIT_MOCK_NVML_CONFIG", config, 1);
@@ -83,15 +86,16 @@ Test(nvml, mig_devices_with_gaps_and_modes)
 	struct inventory t = { 0 };
 	struct cdi_error e = { 0 };
 
-	topology("driver 555.42.02\n"
-		 "gpu 0 minor=4 pci=0000:B7:00.0 uuid=GPU-00000000-0000-0000-0000-000000000000 mig=enabled\n"
-		 "mig 0 gi=1 ci=0 giprofile=2 gistart=0 ciprofile=2 cistart=0 uuid=MIG-11111111-1111-1111-1111-111111111111 slot=0\n"
-		 "mig 0 gi=2 ci=0 giprofile=0 gistart=4 ciprofile=0 cistart=0 uuid=MIG-22222222-2222-2222-2222-222222222222 slot=3\n"
-		 "gpu 1 minor=1 pci=0000:bd:00.0 uuid=GPU-11111111-0000-0000-0000-000000000000 mig=disabled\n"
-		 "gpu 2 minor=2 pci=0000:c0:00.0 uuid=GPU-22222222-0000-0000-0000-000000000000 mig=pending-enable\n"
-		 "gpu 3 minor=3 pci=0000:c1:00.0 uuid=GPU-33333333-0000-0000-0000-000000000000 mig=pending-disable\n"
-		 "mig 3 gi=7 ci=0 giprofile=0 gistart=6 ciprofile=0 cistart=0 uuid=MIG-33333333-3333-3333-3333-333333333333\n"
-		 "gpu 4 minor=5 pci=0000:c2:00.0 uuid=GPU-44444444-0000-0000-0000-000000000000 mig=enabled\n");
+	topology(
+		"driver 555.42.02\n"
+		"gpu 0 minor=4 pci=0000:B7:00.0 uuid=GPU-00000000-0000-0000-0000-000000000000 mig=enabled\n"
+		"mig 0 gi=1 ci=0 giprofile=2 gistart=0 ciprofile=2 cistart=0 uuid=MIG-11111111-1111-1111-1111-111111111111 slot=0\n"
+		"mig 0 gi=2 ci=0 giprofile=0 gistart=4 ciprofile=0 cistart=0 uuid=MIG-22222222-2222-2222-2222-222222222222 slot=3\n"
+		"gpu 1 minor=1 pci=0000:bd:00.0 uuid=GPU-11111111-0000-0000-0000-000000000000 mig=disabled\n"
+		"gpu 2 minor=2 pci=0000:c0:00.0 uuid=GPU-22222222-0000-0000-0000-000000000000 mig=pending-enable\n"
+		"gpu 3 minor=3 pci=0000:c1:00.0 uuid=GPU-33333333-0000-0000-0000-000000000000 mig=pending-disable\n"
+		"mig 3 gi=7 ci=0 giprofile=0 gistart=6 ciprofile=0 cistart=0 uuid=MIG-33333333-3333-3333-3333-333333333333\n"
+		"gpu 4 minor=5 pci=0000:c2:00.0 uuid=GPU-44444444-0000-0000-0000-000000000000 mig=enabled\n");
 	cr_assert_eq(nvml_enumerate(mock_lib, &t, &e), 0, "%s", cdi_error_message(&e));
 	cr_assert_str_eq(t.driver_version, "555.42.02");
 	cr_assert_eq(t.n_gpus, 5);
@@ -175,7 +179,8 @@ Test(nvml, missing_library)
 	struct cdi_error e = { 0 };
 
 	cr_assert_eq(nvml_enumerate("/nonexistent/libnvidia-ml.so.1", &t, &e), -ELIBACC);
-	cr_assert(strstr(cdi_error_message(&e), "/nonexistent/libnvidia-ml.so.1: cannot load NVML") != NULL,
+	cr_assert(strstr(cdi_error_message(&e),
+			 "/nonexistent/libnvidia-ml.so.1: cannot load NVML") != NULL,
 		  "%s", cdi_error_message(&e));
 	cr_assert_eq(t.n_gpus, 0);
 	cdi_error_reset(&e);
@@ -188,7 +193,8 @@ Test(nvml, not_nvml)
 
 	/* A real library that is not NVML: the required symbol is named. */
 	cr_assert_eq(nvml_enumerate("libjansson.so.4", &t, &e), -ELIBBAD);
-	cr_assert(strstr(cdi_error_message(&e), "nvmlInit_v2") != NULL, "%s", cdi_error_message(&e));
+	cr_assert(strstr(cdi_error_message(&e), "nvmlInit_v2") != NULL, "%s",
+		  cdi_error_message(&e));
 	cdi_error_reset(&e);
 }
 
@@ -200,14 +206,16 @@ Test(nvml, init_errors_name_function_and_text)
 	topology("init-error 18\ngpu 0 minor=0 pci=0000:07:00.0 uuid=GPU-0\n");
 	cr_assert_eq(nvml_enumerate(mock_lib, &t, &e), -EIO);
 	cr_assert(strstr(cdi_error_message(&e), "nvmlInit") != NULL);
-	cr_assert(strstr(cdi_error_message(&e), "RM has detected an NVML/RM version mismatch") != NULL,
+	cr_assert(strstr(cdi_error_message(&e), "RM has detected an NVML/RM version mismatch") !=
+			  NULL,
 		  "%s", cdi_error_message(&e));
 	cdi_error_reset(&e);
 
 	/* No topology at all: the mock answers like a host whose module is not loaded. */
 	unlink(config);
 	cr_assert_eq(nvml_enumerate(mock_lib, &t, &e), -EIO);
-	cr_assert(strstr(cdi_error_message(&e), "Driver Not Loaded") != NULL, "%s", cdi_error_message(&e));
+	cr_assert(strstr(cdi_error_message(&e), "Driver Not Loaded") != NULL, "%s",
+		  cdi_error_message(&e));
 	cdi_error_reset(&e);
 }
 
@@ -228,7 +236,8 @@ static void many_gpus(unsigned n)
 	FILE *f = open_memstream(&buf, &len);
 
 	for (unsigned i = 0; i < n; i++)
-		fprintf(f, "gpu %u minor=%u pci=0000:%02x:00.0 uuid=GPU-%08u-0000-0000-0000-000000000000\n",
+		fprintf(f,
+			"gpu %u minor=%u pci=0000:%02x:00.0 uuid=GPU-%08u-0000-0000-0000-000000000000\n",
 			i, i, i + 1, i);
 	fclose(f);
 	topology(buf);
@@ -261,7 +270,8 @@ Test(nvml, repeated_enumeration_is_stable)
 
 	many_gpus(8);
 	cr_assert_eq(nvml_enumerate(mock_lib, &a, NULL), 0);
-	cr_assert_eq(nvml_enumerate(mock_lib, &b, NULL), 0, "shut down and closed: a second run works");
+	cr_assert_eq(nvml_enumerate(mock_lib, &b, NULL), 0,
+		     "shut down and closed: a second run works");
 	cr_assert_eq(a.n_gpus, b.n_gpus);
 	for (size_t i = 0; i < a.n_gpus; i++)
 		cr_assert_str_eq(a.gpus[i].uuid, b.gpus[i].uuid);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The /proc parsers of the generator: driver version, /proc/devices, GPU information, mig-minors. */
+/* The /proc parsers of the generator: driver version, /proc/devices, GPU information, mig-minors.
+ */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,8 +20,9 @@ static char version[GPU_VERSION_MAX];
 Test(driver_version, proprietary)
 {
 	struct cdi_error e = { 0 };
-	const char *buf = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
-			  "GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";
+	const char *buf =
+		"NVRM version: NVIDIA UNIX x86_64 Kernel Module  550.54.15  Tue Mar  5 22:23:56 UTC 2024\n"
+		"GCC version:  gcc version 12.2.0 (Debian 12.2.0-14)\n";
 
 	cr_assert_eq(procfs_parse_driver_version("v", buf, version, &e), 0);
 	cr_assert_str_eq(version, "550.54.15");
@@ -30,7 +32,8 @@ Test(driver_version, proprietary)
 Test(driver_version, open_kernel_module)
 {
 	struct cdi_error e = { 0 };
-	const char *buf = "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\n";
+	const char *buf =
+		"NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  535.104.05  Release Build  (dvs-builder@U16-I3-B03-4-3)  Sat Aug 19 01:13:15 UTC 2023\n";
 
 	cr_assert_eq(procfs_parse_driver_version("v", buf, version, &e), 0);
 	cr_assert_str_eq(version, "535.104.05");
@@ -39,7 +42,8 @@ Test(driver_version, open_kernel_module)
 Test(driver_version, aarch64_two_components_and_later_line)
 {
 	struct cdi_error e = { 0 };
-	const char *buf = "GCC version: 12.2\nNVRM version: NVIDIA UNIX aarch64 Kernel Module  555.42  Mon Jan  1 00:00:00 UTC 2024\n";
+	const char *buf =
+		"GCC version: 12.2\nNVRM version: NVIDIA UNIX aarch64 Kernel Module  555.42  Mon Jan  1 00:00:00 UTC 2024\n";
 
 	cr_assert_eq(procfs_parse_driver_version("v", buf, version, &e), 0);
 	cr_assert_str_eq(version, "555.42");
@@ -59,11 +63,13 @@ Test(driver_version, malformed)
 		struct cdi_error e = { 0 };
 
 		strcpy(version, "unchanged");
-		cr_assert_eq(procfs_parse_driver_version("/proc/driver/nvidia/version", bad[i], version, &e),
+		cr_assert_eq(procfs_parse_driver_version("/proc/driver/nvidia/version", bad[i],
+							 version, &e),
 			     -EINVAL, "case %zu", i);
 		cr_assert_str_eq(version, "unchanged");
 		cr_assert_eq(cdi_error_count(&e), 1);
-		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "/proc/driver/nvidia/version") != NULL);
+		cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)),
+				 "/proc/driver/nvidia/version") != NULL);
 		cdi_error_reset(&e);
 	}
 }
@@ -95,14 +101,16 @@ Test(proc_devices, majors_by_exact_name)
 
 	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia-uvm", &major, NULL), 0);
 	cr_assert_eq(major, 508);
-	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia-frontend", &major, NULL), 0);
+	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia-frontend", &major, NULL),
+		     0);
 	cr_assert_eq(major, 195);
 	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "mem", &major, NULL), 0);
 	cr_assert_eq(major, 1);
 	/* "nvidia" is not "nvidia-frontend"; block devices do not count. */
 	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia", &major, NULL), -ENOENT);
 	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "sd", &major, NULL), -ENOENT);
-	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia-uvm-block", &major, NULL), -ENOENT);
+	cr_assert_eq(procfs_parse_char_major("d", proc_devices, "nvidia-uvm-block", &major, NULL),
+		     -ENOENT);
 	cr_assert_eq(procfs_parse_char_major("d", "", "mem", &major, NULL), -ENOENT);
 }
 
@@ -111,13 +119,16 @@ Test(proc_devices, malformed)
 	struct cdi_error e = { 0 };
 	unsigned major = 7;
 
-	cr_assert_eq(procfs_parse_char_major("/proc/devices", "Character devices:\nabc nvidia\n", "nvidia",
-					     &major, &e), -EINVAL);
-	cr_assert_eq(major, 7);
-	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "/proc/devices:2") != NULL, "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
-	cdi_error_reset(&e);
-	cr_assert_eq(procfs_parse_char_major("d", "Character devices:\n99999 big\n", "big", &major, &e),
+	cr_assert_eq(procfs_parse_char_major("/proc/devices", "Character devices:\nabc nvidia\n",
+					     "nvidia", &major, &e),
 		     -EINVAL);
+	cr_assert_eq(major, 7);
+	cr_assert(strstr(cdi_problem_text(cdi_error_problem(&e, 0)), "/proc/devices:2") != NULL,
+		  "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
+	cdi_error_reset(&e);
+	cr_assert_eq(
+		procfs_parse_char_major("d", "Character devices:\n99999 big\n", "big", &major, &e),
+		-EINVAL);
 	cdi_error_reset(&e);
 }
 
@@ -150,7 +161,8 @@ Test(gpu_information, parse)
 
 Test(gpu_information, excluded_and_long_domain)
 {
-	const char *buf = "GPU UUID: GPU-1\nBus Location: 00000000:B7:00.0\nDevice Minor: 0\nGPU Excluded: Yes\n";
+	const char *buf =
+		"GPU UUID: GPU-1\nBus Location: 00000000:B7:00.0\nDevice Minor: 0\nGPU Excluded: Yes\n";
 	struct gpu_device gpu = { 0 };
 	bool excluded = false;
 
@@ -202,18 +214,22 @@ Test(gpu_information, malformed)
 		{ "GPU UUID: 4f2a\nBus Location: 0000:07:00.0\nDevice Minor: 3\n", "GPU UUID" },
 		{ "GPU UUID: GPU-1/2\nBus Location: 0000:07:00.0\nDevice Minor: 3\n", "GPU UUID" },
 		{ "GPU UUID: GPU-1\nBus Location: 07:00.0\nDevice Minor: 3\n", "Bus Location" },
-		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: 255\n", "Device Minor" },
-		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: -1\n", "Device Minor" },
-		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: 3x\n", "Device Minor" },
+		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: 255\n",
+		  "Device Minor" },
+		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: -1\n",
+		  "Device Minor" },
+		{ "GPU UUID: GPU-1\nBus Location: 0000:07:00.0\nDevice Minor: 3x\n",
+		  "Device Minor" },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
 		struct gpu_device gpu = { 0 };
 		struct cdi_error e = { 0 };
 
-		cr_assert_eq(procfs_parse_gpu_information("info", bad[i].buf, &gpu, NULL, &e), -EINVAL,
-			     "case %zu", i);
-		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), bad[i].field, "case %zu: %s", i, cdi_problem_text(cdi_error_problem(&e, 0)));
+		cr_assert_eq(procfs_parse_gpu_information("info", bad[i].buf, &gpu, NULL, &e),
+			     -EINVAL, "case %zu", i);
+		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), bad[i].field,
+				 "case %zu: %s", i, cdi_problem_text(cdi_error_problem(&e, 0)));
 		cr_assert_str_eq(gpu.uuid, "", "nothing written on error");
 		cdi_error_reset(&e);
 	}
@@ -254,7 +270,8 @@ static char *kernel_mig_minors(unsigned gpus, size_t *ret_len)
 		for (unsigned g = 0; g < 15; g++) {
 			fprintf(f, "gpu%u/gi%u/access %u\n", n, g, 3 + 135 * n + 9 * g);
 			for (unsigned c = 0; c < 8; c++)
-				fprintf(f, "gpu%u/gi%u/ci%u/access %u\n", n, g, c, 4 + 135 * n + 9 * g + c);
+				fprintf(f, "gpu%u/gi%u/ci%u/access %u\n", n, g, c,
+					4 + 135 * n + 9 * g + c);
 		}
 	fclose(f);
 	*ret_len = len;
@@ -396,9 +413,10 @@ static void put_gpu(const char *bus, unsigned minor, const char *uuid, bool excl
 	char rel[128], content[512];
 
 	snprintf(rel, sizeof(rel), "/proc/driver/nvidia/gpus/%s/information", bus);
-	snprintf(content, sizeof(content),
-		 "Model: \t\t NVIDIA A100\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %u\nGPU Excluded:\t %s\n",
-		 uuid, bus, minor, excluded ? "Yes" : "No");
+	snprintf(
+		content, sizeof(content),
+		"Model: \t\t NVIDIA A100\nGPU UUID: \t %s\nBus Location: \t %s\nDevice Minor: \t %u\nGPU Excluded:\t %s\n",
+		uuid, bus, minor, excluded ? "Yes" : "No");
 	put(rel, content);
 }
 
@@ -458,7 +476,8 @@ Test(procfs_enumerate, sorted_by_bus_excluded_skipped, .init = make_root, .fini 
 		cr_assert(!topo.gpus[i].mig_enabled && topo.gpus[i].n_migs == 0);
 	inventory_clear(&topo);
 
-	/* GPU instances published for minor 5 (GPU-a): in MIG mode, no full GPU. A bare mig/ dir is not. */
+	/* GPU instances published for minor 5 (GPU-a): in MIG mode, no full GPU. A bare mig/ dir is
+	 * not. */
 	put("/proc/driver/nvidia/capabilities/gpu5/mig/gi1/access", "DeviceFileMinor: 12\n");
 	put("/proc/driver/nvidia/capabilities/gpu1/mig/x", "");
 	cr_assert_eq(procfs_enumerate(&topo, &e), 0, "%s", cdi_error_message(&e));
@@ -518,7 +537,8 @@ Test(procfs_enumerate, driver_version_file, .init = make_root, .fini = remove_ro
 	cr_assert_str_eq(version, "550.54.15");
 	unlink(strcat(strcpy((char[128]){ 0 }, root), "/proc/driver/nvidia/version"));
 	cr_assert_eq(procfs_driver_version(root, version, &e), -ENOENT);
-	cr_assert(strstr(cdi_error_message(&e), "/proc/driver/nvidia/version: cannot open: No such file") != NULL,
+	cr_assert(strstr(cdi_error_message(&e),
+			 "/proc/driver/nvidia/version: cannot open: No such file") != NULL,
 		  "%s", cdi_error_message(&e));
 	cdi_error_reset(&e);
 }

@@ -580,7 +580,8 @@ Test(spec, device_id_errors)
 		cr_assert_lt(build(&inv, &o, &res, NULL, &e), 0, "%s", bad[i]);
 		cr_assert_null(res.spec);
 		cr_assert_str_eq(cdi_problem_field(cdi_error_problem(&e, 0)), "--device-id");
-		cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), bad[i]) != NULL, "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
+		cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), bad[i]) != NULL,
+			  "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
 		cdi_error_reset(&e);
 	}
 	inventory_clear(&inv);
@@ -709,9 +710,11 @@ Test(spec, missing_control_node_names_the_options)
 	cr_assert_eq(inv_node_set_problem(&inv.nodes[0], -ENOENT, NULL, "%s", strerror(ENOENT)), 0);
 	cr_assert_eq(build(&inv, &o, &res, NULL, &e), -ENOENT);
 	cr_assert_str_eq(cdi_problem_file(cdi_error_problem(&e, 0)), HOST "/dev/nvidia-uvm");
-	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--create-device-nodes") != NULL, "%s",
-		  cdi_problem_text(cdi_error_problem(&e, 0)));
-	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--allow-missing-nodes") != NULL);
+	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--create-device-nodes") !=
+			  NULL,
+		  "%s", cdi_problem_text(cdi_error_problem(&e, 0)));
+	cr_assert(strstr(cdi_problem_message(cdi_error_problem(&e, 0)), "--allow-missing-nodes") !=
+		  NULL);
 	cdi_error_reset(&e);
 	inventory_clear(&inv);
 }

@@ -86,7 +86,7 @@ TestSuite(atomic, .init = setup, .fini = teardown);
 Test(atomic, mode_content_no_leftovers)
 {
 	char path[PATH_MAX], names[1024];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct stat st;
 
 	umask(077); /* fchmod, not the umask, decides */
@@ -103,7 +103,7 @@ Test(atomic, mode_content_no_leftovers)
 Test(atomic, replaces_existing_file)
 {
 	char path[PATH_MAX], names[1024];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	struct stat before, after;
 
 	snprintf(path, sizeof(path), "%s/spec.json", tmpdir);
@@ -124,7 +124,7 @@ Test(atomic, replaces_existing_file)
 Test(atomic, temp_file_name)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	const char *base;
 	size_t len;
 
@@ -145,7 +145,7 @@ Test(atomic, temp_file_name)
 
 Test(atomic, relative_path)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char names[1024];
 
 	cr_assert_eq(chdir(tmpdir), 0);
@@ -160,7 +160,7 @@ Test(atomic, relative_path)
 Test(atomic, rename_failure_removes_temp)
 {
 	char path[PATH_MAX], names[1024], want[PATH_MAX + 64];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	snprintf(path, sizeof(path), "%s/x.yaml", tmpdir);
 	rename_fails_with = EIO;
@@ -178,7 +178,7 @@ Test(atomic, rename_failure_removes_temp)
 Test(atomic, target_is_a_directory)
 {
 	char path[PATH_MAX], inner[PATH_MAX + 8], names[1024];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	snprintf(path, sizeof(path), "%s/d.yaml", tmpdir);
 	cr_assert_eq(mkdir(path, 0755), 0);
@@ -194,8 +194,8 @@ Test(atomic, target_is_a_directory)
 Test(atomic, write_failure_removes_temp)
 {
 	char path[PATH_MAX], names[1024], big[8192];
-	struct cdi_error err = {0};
-	struct rlimit old, small = {.rlim_cur = 100, .rlim_max = RLIM_INFINITY};
+	struct cdi_error err = { 0 };
+	struct rlimit old, small = { .rlim_cur = 100, .rlim_max = RLIM_INFINITY };
 
 	/* A file size limit makes write() fail half-way, as a full disk would. */
 	signal(SIGXFSZ, SIG_IGN);
@@ -216,7 +216,7 @@ Test(atomic, write_failure_removes_temp)
 Test(atomic, bad_paths)
 {
 	char path[PATH_MAX];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	snprintf(path, sizeof(path), "%s/missing/x.yaml", tmpdir);
 	cr_expect_eq(cdi_write_file_atomic(path, "x", 1, 0644, &err), -ENOENT);

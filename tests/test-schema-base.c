@@ -200,10 +200,16 @@ Test(utf8, put_and_decode_round_trip)
 		if (c >= 0xd800 && c <= 0xdfff)
 			continue;
 		n = utf8_put(buf, c);
-		cr_assert_eq(n, c < 0x80 ? 1u : c < 0x800 ? 2u : c < 0x10000 ? 3u : 4u, "U+%04X", c);
+		cr_assert_eq(n,
+			     c < 0x80	   ? 1u
+			     : c < 0x800   ? 2u
+			     : c < 0x10000 ? 3u
+					   : 4u,
+			     "U+%04X", c);
 		cr_assert(utf8_valid(buf, n), "U+%04X", c);
 		if (c >= 0x80) {
-			cr_assert_eq(utf8_decode((const unsigned char *)buf, n, &cp), n, "U+%04X", c);
+			cr_assert_eq(utf8_decode((const unsigned char *)buf, n, &cp), n, "U+%04X",
+				     c);
 			cr_assert_eq(cp, c);
 		}
 	}

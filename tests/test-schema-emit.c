@@ -18,7 +18,7 @@
 
 static char *emit(const json_t *spec, enum cdi_format format, size_t *ret_len)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char *buf = NULL;
 	size_t len = 0;
 
@@ -33,7 +33,7 @@ static char *emit(const json_t *spec, enum cdi_format format, size_t *ret_len)
 
 static json_t *parse(const char *text)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(cdi_yaml_load("emitted.yaml", text, strlen(text), &root, NULL, &err), 0,
@@ -45,20 +45,20 @@ static json_t *parse(const char *text)
 static json_t *shuffled_spec(void)
 {
 	json_t *spec = json_pack(
-	    "{s:{s:[s], s:[{s:s, s:s}], s:[i, i], s:{s:b, s:[s], s:s, s:s, s:s}, "
-	    "s:[{s:[s], s:s, s:s, s:s}], s:[{s:i, s:i, s:s, s:i, s:i, s:i, s:s, s:s, s:s}], "
-	    "s:[s, s]}, "
-	    "s:[{s:{s:[s]}, s:{s:s, s:s}, s:s}], s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:i}",
-	    "containerEdits", "env", "B=2", "netDevices", "name", "eth1", "hostInterfaceName",
-	    "eth0", "additionalGids", 5, 6, "intelRdt", "enableMonitoring", 1, "schemata", "L3:0=f",
-	    "memBwSchema", "MB:0=50", "l3CacheSchema", "L3:0=ff", "closID", "c1", "mounts",
-	    "options", "ro", "type", "bind", "containerPath", "/c", "hostPath", "/h", "deviceNodes",
-	    "gid", 44, "uid", 0, "permissions", "rw", "fileMode", 438, "minor", 1, "major", 195,
-	    "type", "c", "hostPath", "/dev/h", "path", "/dev/p", "hooks", "x-unknown",
-	    "y", /* an unknown element type is emitted as it is */
-	    "devices", "containerEdits", "env", "A=1", "annotations", "zeta", "1", "alpha", "2",
-	    "name", "gpu0", "annotations", "b", "2", "a", "1", "B", "3", "kind", "nvidia.com/gpu",
-	    "cdiVersion", "0.7.0", "zz-unknown", "u", "aa-unknown", 7);
+		"{s:{s:[s], s:[{s:s, s:s}], s:[i, i], s:{s:b, s:[s], s:s, s:s, s:s}, "
+		"s:[{s:[s], s:s, s:s, s:s}], s:[{s:i, s:i, s:s, s:i, s:i, s:i, s:s, s:s, s:s}], "
+		"s:[s, s]}, "
+		"s:[{s:{s:[s]}, s:{s:s, s:s}, s:s}], s:{s:s, s:s, s:s}, s:s, s:s, s:s, s:i}",
+		"containerEdits", "env", "B=2", "netDevices", "name", "eth1", "hostInterfaceName",
+		"eth0", "additionalGids", 5, 6, "intelRdt", "enableMonitoring", 1, "schemata",
+		"L3:0=f", "memBwSchema", "MB:0=50", "l3CacheSchema", "L3:0=ff", "closID", "c1",
+		"mounts", "options", "ro", "type", "bind", "containerPath", "/c", "hostPath", "/h",
+		"deviceNodes", "gid", 44, "uid", 0, "permissions", "rw", "fileMode", 438, "minor",
+		1, "major", 195, "type", "c", "hostPath", "/dev/h", "path", "/dev/p", "hooks",
+		"x-unknown", "y", /* an unknown element type is emitted as it is */
+		"devices", "containerEdits", "env", "A=1", "annotations", "zeta", "1", "alpha", "2",
+		"name", "gpu0", "annotations", "b", "2", "a", "1", "B", "3", "kind",
+		"nvidia.com/gpu", "cdiVersion", "0.7.0", "zz-unknown", "u", "aa-unknown", 7);
 
 	cr_assert_not_null(spec);
 	/* hooks: replace the placeholder array by a real hook. */
@@ -143,45 +143,45 @@ Test(emit, json_key_order)
 	json_t *spec = shuffled_spec();
 	size_t len;
 	char *json = emit(spec, CDI_FORMAT_JSON, &len);
-	const char *keys[] = {"\"cdiVersion\"",
-			      "\"kind\"",
-			      "\"annotations\"",
-			      "\"B\"",
-			      "\"a\"",
-			      "\"b\"",
-			      "\"devices\"",
-			      "\"name\"",
-			      "\"alpha\"",
-			      "\"zeta\"",
-			      "\"env\"",
-			      "\"deviceNodes\"",
-			      "\"path\"",
-			      "\"hostPath\"",
-			      "\"type\"",
-			      "\"major\"",
-			      "\"minor\"",
-			      "\"fileMode\"",
-			      "\"permissions\"",
-			      "\"uid\"",
-			      "\"gid\"",
-			      "\"hooks\"",
-			      "\"hookName\"",
-			      "\"args\"",
-			      "\"timeout\"",
-			      "\"mounts\"",
-			      "\"containerPath\"",
-			      "\"options\"",
-			      "\"intelRdt\"",
-			      "\"closID\"",
-			      "\"l3CacheSchema\"",
-			      "\"memBwSchema\"",
-			      "\"schemata\"",
-			      "\"enableMonitoring\"",
-			      "\"additionalGids\"",
-			      "\"netDevices\"",
-			      "\"hostInterfaceName\"",
-			      "\"aa-unknown\"",
-			      "\"zz-unknown\""};
+	const char *keys[] = { "\"cdiVersion\"",
+			       "\"kind\"",
+			       "\"annotations\"",
+			       "\"B\"",
+			       "\"a\"",
+			       "\"b\"",
+			       "\"devices\"",
+			       "\"name\"",
+			       "\"alpha\"",
+			       "\"zeta\"",
+			       "\"env\"",
+			       "\"deviceNodes\"",
+			       "\"path\"",
+			       "\"hostPath\"",
+			       "\"type\"",
+			       "\"major\"",
+			       "\"minor\"",
+			       "\"fileMode\"",
+			       "\"permissions\"",
+			       "\"uid\"",
+			       "\"gid\"",
+			       "\"hooks\"",
+			       "\"hookName\"",
+			       "\"args\"",
+			       "\"timeout\"",
+			       "\"mounts\"",
+			       "\"containerPath\"",
+			       "\"options\"",
+			       "\"intelRdt\"",
+			       "\"closID\"",
+			       "\"l3CacheSchema\"",
+			       "\"memBwSchema\"",
+			       "\"schemata\"",
+			       "\"enableMonitoring\"",
+			       "\"additionalGids\"",
+			       "\"netDevices\"",
+			       "\"hostInterfaceName\"",
+			       "\"aa-unknown\"",
+			       "\"zz-unknown\"" };
 	const char *at = json;
 	json_t *back;
 	json_error_t jerr;
@@ -221,140 +221,140 @@ Test(emit, unknown_and_annotation_keys_sort_bytewise)
 
 /* Strings a YAML 1.1 or 1.2 reader could take for something else, or that break the syntax. */
 static const char *const risky[] = {
-    "",
-    " ",
-    "a ",
-    " a",
-    "yes",
-    "Yes",
-    "YES",
-    "no",
-    "No",
-    "on",
-    "On",
-    "ON",
-    "off",
-    "Off",
-    "y",
-    "Y",
-    "n",
-    "N",
-    "true",
-    "True",
-    "TRUE",
-    "false",
-    "False",
-    "null",
-    "Null",
-    "NULL",
-    "~",
-    "0",
-    "1",
-    "-1",
-    "+1",
-    "0x1F",
-    "0o17",
-    "0b101",
-    "1_000",
-    "1:20",
-    "190:20:30.15",
-    "-1:20",
-    ".5",
-    "1e3",
-    "1.5",
-    "0.5.0",
-    "1.2.3",
-    "2001-12-14",
-    "2001-12-14T21:59:43.10-05:00",
-    "2001-12-14 21:59:43.10 -5",
-    ".inf",
-    "-.inf",
-    "+.inf",
-    ".nan",
-    ".NaN",
-    "<<",
-    "=",
-    "-",
-    "--",
-    "---",
-    "...",
-    "?",
-    "? x",
-    "- x",
-    ":",
-    "a:",
-    "a: b",
-    "a #b",
-    "#a",
-    "&a",
-    "*a",
-    "!a",
-    "|",
-    "|x",
-    ">",
-    "%x",
-    "@x",
-    "`x",
-    "'x",
-    "\"x",
-    "[a]",
-    "{a}",
-    "tab\t",
-    "line\nbreak",
-    "\x01",
-    "\xc3\xa9",
-    "\xe2\x80\xa8",
-    "\xc2\x85",
-    "nan",
-    "inf",
-    "infinity",
-    "NaN",
-    "Inf",
-    "-.5",
-    "+.5",
-    "0.",
-    "1.",
-    "1e+3",
-    "0777",
-    "0999",
-    "08",
-    "12:30:00",
-    "1_0",
-    "on: x",
-    "true:",
-    "k=v # c",
-    "a\xc2\xa0"
-    "b",
-    "ab\xef\xbb\xbf",
-    "a\rb",
-    "a\\b",
-    "a'b",
-    "a\"b",
-    "x: ",
-    "-x:",
-    "--- x",
-    "... x",
+	"",
+	" ",
+	"a ",
+	" a",
+	"yes",
+	"Yes",
+	"YES",
+	"no",
+	"No",
+	"on",
+	"On",
+	"ON",
+	"off",
+	"Off",
+	"y",
+	"Y",
+	"n",
+	"N",
+	"true",
+	"True",
+	"TRUE",
+	"false",
+	"False",
+	"null",
+	"Null",
+	"NULL",
+	"~",
+	"0",
+	"1",
+	"-1",
+	"+1",
+	"0x1F",
+	"0o17",
+	"0b101",
+	"1_000",
+	"1:20",
+	"190:20:30.15",
+	"-1:20",
+	".5",
+	"1e3",
+	"1.5",
+	"0.5.0",
+	"1.2.3",
+	"2001-12-14",
+	"2001-12-14T21:59:43.10-05:00",
+	"2001-12-14 21:59:43.10 -5",
+	".inf",
+	"-.inf",
+	"+.inf",
+	".nan",
+	".NaN",
+	"<<",
+	"=",
+	"-",
+	"--",
+	"---",
+	"...",
+	"?",
+	"? x",
+	"- x",
+	":",
+	"a:",
+	"a: b",
+	"a #b",
+	"#a",
+	"&a",
+	"*a",
+	"!a",
+	"|",
+	"|x",
+	">",
+	"%x",
+	"@x",
+	"`x",
+	"'x",
+	"\"x",
+	"[a]",
+	"{a}",
+	"tab\t",
+	"line\nbreak",
+	"\x01",
+	"\xc3\xa9",
+	"\xe2\x80\xa8",
+	"\xc2\x85",
+	"nan",
+	"inf",
+	"infinity",
+	"NaN",
+	"Inf",
+	"-.5",
+	"+.5",
+	"0.",
+	"1.",
+	"1e+3",
+	"0777",
+	"0999",
+	"08",
+	"12:30:00",
+	"1_0",
+	"on: x",
+	"true:",
+	"k=v # c",
+	"a\xc2\xa0"
+	"b",
+	"ab\xef\xbb\xbf",
+	"a\rb",
+	"a\\b",
+	"a'b",
+	"a\"b",
+	"x: ",
+	"-x:",
+	"--- x",
+	"... x",
 };
 
 /* Strings that must stay plain (what specs are made of). */
 static const char *const plain[] = {
-    "/dev/nvidia0",
-    "nvidia.com/gpu",
-    "NVIDIA_VISIBLE_DEVICES=void",
-    "--link",
-    "libcuda.so.1::/usr/lib/x86_64-linux-gnu/libcuda.so.1",
-    "compute,utility",
-    "createContainer",
-    "a b",
-    "x:y",
-    "_x",
-    "-x",
-    "gpu0",
-    "MIG-1c2d",
-    "cdi.k8s.io/x_y",
-    "a, b",
-    "-inf",
-    "_1",
+	"/dev/nvidia0",
+	"nvidia.com/gpu",
+	"NVIDIA_VISIBLE_DEVICES=void",
+	"--link",
+	"libcuda.so.1::/usr/lib/x86_64-linux-gnu/libcuda.so.1",
+	"compute,utility",
+	"createContainer",
+	"a b",
+	"x:y",
+	"_x",
+	"-x",
+	"gpu0",
+	"MIG-1c2d",
+	"cdi.k8s.io/x_y",
+	"a, b",
+	"-inf",
+	"_1",
 };
 
 static json_t *env_spec(const char *const *strings, size_t n)
@@ -369,9 +369,9 @@ static json_t *env_spec(const char *const *strings, size_t n)
 
 static json_t *env_of(json_t *spec)
 {
-	return json_object_get(
-	    json_object_get(json_array_get(json_object_get(spec, "devices"), 0), "containerEdits"),
-	    "env");
+	return json_object_get(json_object_get(json_array_get(json_object_get(spec, "devices"), 0),
+					       "containerEdits"),
+			       "env");
 }
 
 Test(emit, risky_strings_are_quoted_and_read_back)
@@ -439,9 +439,9 @@ Test(emit, long_strings_are_not_folded)
 Test(emit, scalars)
 {
 	json_t *spec =
-	    json_pack("{s:i, s:I, s:b, s:b, s:n, s:f, s:f, s:f, s:f, s:f, s:[], s:{}}", "i", 42,
-		      "neg", -9223372036854775807LL - 1, "t", 1, "f", 0, "z", "r1", 1.5, "r2", 1.0,
-		      "r3", 1e20, "r4", 0.1, "r5", -0.0, "ea", "eo");
+		json_pack("{s:i, s:I, s:b, s:b, s:n, s:f, s:f, s:f, s:f, s:f, s:[], s:{}}", "i", 42,
+			  "neg", -9223372036854775807LL - 1, "t", 1, "f", 0, "z", "r1", 1.5, "r2",
+			  1.0, "r3", 1e20, "r4", 0.1, "r5", -0.0, "ea", "eo");
 	char *yaml = emit(spec, CDI_FORMAT_YAML, NULL);
 	json_t *back;
 
@@ -460,14 +460,14 @@ Test(emit, scalars)
 Test(emit, deterministic_and_stable)
 {
 	static const char doc[] =
-	    "kind: nvidia.com/gpu\ncdiVersion: 0.5.0\n"
-	    "devices:\n- containerEdits:\n    deviceNodes:\n    - {path: /dev/nvidia0, "
-	    "fileMode: 0666, major: 195}\n  name: \"0\"\n  annotations: {z: 1, a: yes}\n"
-	    "containerEdits:\n  mounts:\n  - options: [ro, nosuid]\n    containerPath: /a\n"
-	    "    hostPath: /a\n  env: [\"X=a: b\", \"on\", 1:20, .5, '']\n  intelRdt: {}\n"
-	    "extra: {b: [1, {y: 2, x: 1}], a: ~}\n";
+		"kind: nvidia.com/gpu\ncdiVersion: 0.5.0\n"
+		"devices:\n- containerEdits:\n    deviceNodes:\n    - {path: /dev/nvidia0, "
+		"fileMode: 0666, major: 195}\n  name: \"0\"\n  annotations: {z: 1, a: yes}\n"
+		"containerEdits:\n  mounts:\n  - options: [ro, nosuid]\n    containerPath: /a\n"
+		"    hostPath: /a\n  env: [\"X=a: b\", \"on\", 1:20, .5, '']\n  intelRdt: {}\n"
+		"extra: {b: [1, {y: 2, x: 1}], a: ~}\n";
 	json_t *spec = parse(doc), *again;
-	enum cdi_format formats[] = {CDI_FORMAT_YAML, CDI_FORMAT_JSON};
+	enum cdi_format formats[] = { CDI_FORMAT_YAML, CDI_FORMAT_JSON };
 
 	for (size_t f = 0; f < 2; f++) {
 		char *first = emit(spec, formats[f], NULL);
@@ -509,7 +509,7 @@ Test(emit, same_tree_in_another_insertion_order)
 
 Test(emit, errors)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char *buf = NULL;
 	json_t *deep = json_array(), *spec = json_pack("{s:s}", "kind", "v/c");
 

@@ -31,7 +31,7 @@ static int load(const char *text, json_t **ret, struct cdi_error *err, struct cd
 /* The value of v in "v: <scalar>"; the test fails if it does not load. */
 static json_t *value(const char *scalar)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char doc[512];
 	json_t *root = NULL, *v;
 	int r;
@@ -94,7 +94,7 @@ static void expect_null(const char *scalar)
 /* The load must fail with code and the first problem's text must be text. */
 static void expect_error(const char *doc, int code, const char *text)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 	int r = load(doc, &root, &err, NULL);
 
@@ -112,7 +112,7 @@ static void expect_error(const char *doc, int code, const char *text)
 
 static void expect_enodata(const char *doc, size_t len)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 	int r = cdi_yaml_load("t.yaml", doc, len, &root, NULL, &err);
 
@@ -125,7 +125,7 @@ static void expect_enodata(const char *doc, size_t len)
 /* The key the document's single mapping entry got. */
 static void expect_key(const char *key_text, const char *want)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 	char doc[256];
 	const char *key;
@@ -134,7 +134,8 @@ static void expect_key(const char *key_text, const char *want)
 	snprintf(doc, sizeof(doc), "%s: x\n", key_text);
 	cr_assert_eq(load(doc, &root, &err, NULL), 0, "%s: %s", key_text, cdi_error_message(&err));
 	cr_assert_eq(json_object_size(root), 1);
-	json_object_foreach(root, key, v) cr_expect_str_eq(key, want, "key %s", key_text);
+	json_object_foreach (root, key, v)
+		cr_expect_str_eq(key, want, "key %s", key_text);
 	json_decref(root);
 }
 
@@ -227,7 +228,7 @@ Test(yaml_scalars, booleans)
 	expect_bool("False", false);
 	expect_bool("FALSE", false);
 	/* YAML 1.1 booleans are strings for go-yaml v3. */
-	const char *strings[] = {"yes", "Yes", "no", "on", "off", "y", "n", "Y", "N", "tRue"};
+	const char *strings[] = { "yes", "Yes", "no", "on", "off", "y", "n", "Y", "N", "tRue" };
 	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
 		expect_string(strings[i], strings[i]);
 }
@@ -351,7 +352,7 @@ Test(yaml_keys, must_be_scalars)
 
 Test(yaml_aliases, deep_copies)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL, *a, *b;
 
 	cr_assert_eq(load("a: &x {k: [1, 2], s: v}\nb: *x\n", &root, &err, NULL), 0, "%s",
@@ -369,12 +370,12 @@ Test(yaml_aliases, deep_copies)
 
 Test(yaml_aliases, scalars_keys_and_redefinition)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
-	cr_assert_eq(
-	    load("a: &x 0666\nb: *x\n&k c: 1\nd: {*k : 2}\ne: &x two\nf: *x\n", &root, &err, NULL),
-	    0, "%s", cdi_error_message(&err));
+	cr_assert_eq(load("a: &x 0666\nb: *x\n&k c: 1\nd: {*k : 2}\ne: &x two\nf: *x\n", &root,
+			  &err, NULL),
+		     0, "%s", cdi_error_message(&err));
 	cr_expect_eq(json_integer_value(json_object_get(root, "b")), 438);
 	cr_expect_eq(json_integer_value(json_object_get(json_object_get(root, "d"), "c")), 2);
 	cr_expect_str_eq(json_string_value(json_object_get(root, "f")), "two");
@@ -400,7 +401,7 @@ Test(yaml_aliases, billion_laughs_fails_fast)
 				  "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]\n"
 				  "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]\n"
 				  "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]\n";
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 	int r;
 
@@ -426,7 +427,7 @@ Test(yaml_aliases, expansion_just_under_the_budget)
 				  "d: &d [*c, *c, *c, *c, *c, *c, *c, *c]\n"
 				  "e: &e [*d, *d, *d, *d, *d, *d, *d, *d]\n"
 				  "f: &f [*e, *e, *e, *e, *e, *e, *e, *e]\n";
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(load(doc, &root, &err, NULL), 0, "%s", cdi_error_message(&err));
@@ -459,7 +460,7 @@ Test(yaml_aliases, depth_through_alias)
 
 Test(yaml_merge, merges)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL, *want = NULL;
 
 	cr_assert_eq(load("base: &b {a: 1, b: 2}\n"
@@ -497,7 +498,7 @@ Test(yaml_merge, overlaps_are_duplicates)
 
 Test(yaml_merge, quoted_key_is_not_a_merge_and_errors)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(load("\"<<\": {a: 1}\n", &root, &err, NULL), 0);
@@ -523,7 +524,7 @@ Test(yaml_positions, nested_nodes)
 				  "alias: &n {q: 1}\n"
 				  "copy:   *n\n";
 	struct cdi_marks *marks = cdi_marks_new(true);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL, *dev, *edits, *node;
 	unsigned line = 0, col = 0;
 
@@ -589,26 +590,26 @@ Test(yaml_positions, marks_api)
 
 Test(yaml_documents, empty_is_enodata)
 {
-	const char *docs[] = {"",
-			      "\n",
-			      "   \n\n",
-			      "# only a comment\n",
-			      "---\n",
-			      "---\n...\n",
-			      "~\n",
-			      "null\n",
-			      "--- ~\n",
-			      "!!null\n",
-			      "NULL",
-			      "--- # c\n",
-			      "\xef\xbb\xbf"};
+	const char *docs[] = { "",
+			       "\n",
+			       "   \n\n",
+			       "# only a comment\n",
+			       "---\n",
+			       "---\n...\n",
+			       "~\n",
+			       "null\n",
+			       "--- ~\n",
+			       "!!null\n",
+			       "NULL",
+			       "--- # c\n",
+			       "\xef\xbb\xbf" };
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++)
 		expect_enodata(docs[i], strlen(docs[i]));
 }
 
 Test(yaml_documents, only_the_first_counts)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(load("a: 1\n---\nb: 2\n--- [\n", &root, &err, NULL), 0, "%s",
@@ -620,7 +621,7 @@ Test(yaml_documents, only_the_first_counts)
 
 Test(yaml_documents, any_root_is_returned)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(load("just a string\n", &root, &err, NULL), 0);
@@ -639,7 +640,7 @@ Test(yaml_documents, json_is_yaml)
 	static const char doc[] = "{\"cdiVersion\": \"0.5.0\", \"devices\": [{\"name\": \"0\", "
 				  "\"containerEdits\": {\"env\": [\"A=1\"]}}], \"n\": 1.5, "
 				  "\"b\": true, \"z\": null}";
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *y = NULL, *j = NULL;
 
 	cr_assert_eq(load(doc, &y, &err, NULL), 0, "%s", cdi_error_message(&err));
@@ -652,7 +653,7 @@ Test(yaml_documents, json_is_yaml)
 Test(yaml_bounds, depth)
 {
 	char doc[200000];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 	size_t n = 0;
 
@@ -683,12 +684,12 @@ Test(yaml_bounds, depth)
 
 Test(yaml_bounds, size)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
-	cr_assert_eq(
-	    cdi_yaml_load("big.yaml", "a: 1", (size_t)CDI_SPEC_MAX_BYTES + 1, &root, NULL, &err),
-	    -EFBIG);
+	cr_assert_eq(cdi_yaml_load("big.yaml", "a: 1", (size_t)CDI_SPEC_MAX_BYTES + 1, &root, NULL,
+				   &err),
+		     -EFBIG);
 	cr_expect_str_eq(cdi_error_message(&err), "big.yaml: larger than 16777216 bytes");
 	cdi_error_reset(&err);
 }
@@ -698,7 +699,7 @@ Test(yaml_bounds, node_budget_without_aliases)
 	/* 1 Mi + 1 scalars in one flow sequence. */
 	size_t items = CDI_SPEC_MAX_NODES + 1, len = 2 + items * 2;
 	char *doc = malloc(len + 1);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_not_null(doc);
@@ -722,8 +723,8 @@ Test(yaml_errors, messages_with_positions)
 	expect_error("a: b: c\n", -EINVAL,
 		     "t.yaml:1:5: mapping values are not allowed in this context");
 	expect_error(
-	    "v: [1, 2\n", -EINVAL,
-	    "t.yaml:2:1: did not find expected ',' or ']' (while parsing a flow sequence)");
+		"v: [1, 2\n", -EINVAL,
+		"t.yaml:2:1: did not find expected ',' or ']' (while parsing a flow sequence)");
 	expect_error("a:\n  - b\n - c\n", -EINVAL,
 		     "t.yaml:3:2: did not find expected key (while parsing a block mapping)");
 	expect_error("a: \"x\n", -EINVAL,
@@ -743,7 +744,7 @@ Test(yaml_errors, invalid_utf8)
 
 static void expect_json_error(const char *doc, const char *text)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_expect_eq(cdi_json_load("t.json", doc, strlen(doc), &root, &err), -EINVAL, "%s", doc);
@@ -755,7 +756,7 @@ static void expect_json_error(const char *doc, const char *text)
 
 Test(json, loads_any_root)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	cr_assert_eq(cdi_json_load("t.json", "{\"a\": [1, 2.5, \"x\", true]}", 26, &root, &err), 0,
@@ -776,18 +777,17 @@ Test(json, errors)
 	expect_json_error("{\"a\": 1, \"a\": 2}", "t.json:1:12: duplicate object key near '\"a\"'");
 	expect_json_error("{\n  \"a\": 1,\n}", "t.json:3:1: string or '}' expected near '}'");
 	expect_json_error("{} x", "t.json:1:4: end of file expected near 'x'");
-	expect_json_error(
-	    "{\"a\": \"\\u0000\"}",
-	    "t.json:1:14: string contains a NUL character (\\u0000)");
+	expect_json_error("{\"a\": \"\\u0000\"}",
+			  "t.json:1:14: string contains a NUL character (\\u0000)");
 	expect_json_error("{\"a\": \"\xff\"}", "t.json:1:7: unable to decode byte 0xff near '\"'");
 }
 
 Test(json, empty_is_enodata)
 {
-	const char *docs[] = {"", " ", "\n\t\r\n", "null", " null\n"};
+	const char *docs[] = { "", " ", "\n\t\r\n", "null", " null\n" };
 
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		json_t *root = NULL;
 
 		cr_expect_eq(cdi_json_load("t.json", docs[i], strlen(docs[i]), &root, &err),
@@ -801,7 +801,7 @@ Test(json, empty_is_enodata)
 Test(json, depth)
 {
 	char doc[3000];
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *root = NULL;
 
 	memset(doc, '[', 64);

@@ -16,21 +16,21 @@
 Test(names, parser_test_qualified)
 {
 	static const char *const cases[][4] = {
-	    {"vendor.com/class=dev", "vendor.com", "class", "dev"},
-	    /* single-character vendor and class (the reference used to panic) */
-	    {"a/b=c", "a", "b", "c"},
-	    {"aa/b=cc", "aa", "b", "cc"},
-	    {"a/bb=cc", "a", "bb", "cc"},
-	    {"vendor.com/class=0", "vendor.com", "class", "0"},
-	    {"vendor1.com/class1=dev1", "vendor1.com", "class1", "dev1"},
-	    {"vendor1.com/class.subclass=dev1", "vendor1.com", "class.subclass", "dev1"},
-	    {"other-vendor1.com/class_1=dev_1", "other-vendor1.com", "class_1", "dev_1"},
-	    {"yet_another-vendor2.com/c-lass_2=dev_1:2.3", "yet_another-vendor2.com", "c-lass_2",
-	     "dev_1:2.3"},
+		{ "vendor.com/class=dev", "vendor.com", "class", "dev" },
+		/* single-character vendor and class (the reference used to panic) */
+		{ "a/b=c", "a", "b", "c" },
+		{ "aa/b=cc", "aa", "b", "cc" },
+		{ "a/bb=cc", "a", "bb", "cc" },
+		{ "vendor.com/class=0", "vendor.com", "class", "0" },
+		{ "vendor1.com/class1=dev1", "vendor1.com", "class1", "dev1" },
+		{ "vendor1.com/class.subclass=dev1", "vendor1.com", "class.subclass", "dev1" },
+		{ "other-vendor1.com/class_1=dev_1", "other-vendor1.com", "class_1", "dev_1" },
+		{ "yet_another-vendor2.com/c-lass_2=dev_1:2.3", "yet_another-vendor2.com",
+		  "c-lass_2", "dev_1:2.3" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		char *v = NULL, *c = NULL, *n = NULL;
 
 		cr_expect(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
@@ -64,24 +64,24 @@ Test(names, parser_test_qualified)
 Test(names, parser_test_parsable_not_qualified)
 {
 	static const char *const cases[][5] = {
-	    {"_invalid.com/class=dev", "_invalid.com", "class", "dev",
-	     "invalid device \"_invalid.com/class=dev\": invalid vendor \"_invalid.com\": must start with a letter"},
-	    {"invalid2.com-/class=dev", "invalid2.com-", "class", "dev",
-	     "invalid device \"invalid2.com-/class=dev\": invalid vendor \"invalid2.com-\": must end with a letter or digit"},
-	    {"invalid3.com/_class=dev", "invalid3.com", "_class", "dev",
-	     "invalid device \"invalid3.com/_class=dev\": invalid class \"_class\": must start with a letter"},
-	    {"invalid4.com/class_=dev", "invalid4.com", "class_", "dev",
-	     "invalid device \"invalid4.com/class_=dev\": invalid class \"class_\": must end with a letter or digit"},
-	    {"invalid5.com/class=-dev", "invalid5.com", "class", "-dev",
-	     "invalid device \"invalid5.com/class=-dev\": invalid device name \"-dev\": must start with a letter or digit"},
-	    {"invalid6.com/class=dev:", "invalid6.com", "class", "dev:",
-	     "invalid device \"invalid6.com/class=dev:\": invalid device name \"dev:\": must end with a letter or digit"},
-	    {"*.com/*dev=*gpu*", "*.com", "*dev", "*gpu*",
-	     "invalid device \"*.com/*dev=*gpu*\": invalid vendor \"*.com\": must start with a letter"},
+		{ "_invalid.com/class=dev", "_invalid.com", "class", "dev",
+		  "invalid device \"_invalid.com/class=dev\": invalid vendor \"_invalid.com\": must start with a letter" },
+		{ "invalid2.com-/class=dev", "invalid2.com-", "class", "dev",
+		  "invalid device \"invalid2.com-/class=dev\": invalid vendor \"invalid2.com-\": must end with a letter or digit" },
+		{ "invalid3.com/_class=dev", "invalid3.com", "_class", "dev",
+		  "invalid device \"invalid3.com/_class=dev\": invalid class \"_class\": must start with a letter" },
+		{ "invalid4.com/class_=dev", "invalid4.com", "class_", "dev",
+		  "invalid device \"invalid4.com/class_=dev\": invalid class \"class_\": must end with a letter or digit" },
+		{ "invalid5.com/class=-dev", "invalid5.com", "class", "-dev",
+		  "invalid device \"invalid5.com/class=-dev\": invalid device name \"-dev\": must start with a letter or digit" },
+		{ "invalid6.com/class=dev:", "invalid6.com", "class", "dev:",
+		  "invalid device \"invalid6.com/class=dev:\": invalid device name \"dev:\": must end with a letter or digit" },
+		{ "*.com/*dev=*gpu*", "*.com", "*dev", "*gpu*",
+		  "invalid device \"*.com/*dev=*gpu*\": invalid vendor \"*.com\": must start with a letter" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		char *v = (char *)"untouched", *c = NULL, *n = NULL;
 
 		cr_expect_not(cdi_is_qualified_name(cases[i][0]), "%s", cases[i][0]);
@@ -105,20 +105,23 @@ Test(names, parser_test_parsable_not_qualified)
 Test(names, unqualified)
 {
 	static const char *const cases[][2] = {
-	    {"", "unqualified device \"\", missing vendor"},
-	    {"/dev/null", "unqualified device \"/dev/null\", missing vendor"},
-	    {"vendor2.com/device2", "unqualified device \"vendor2.com/device2\", missing vendor"},
-	    {"vendor3.com=device3", "unqualified device \"vendor3.com=device3\", missing vendor"},
-	    {"=dev", "unqualified device \"=dev\", missing vendor"},
-	    {"/class=dev", "unqualified device \"/class=dev\", missing vendor"},
-	    {"vendor.com/=dev", "unqualified device \"vendor.com/=dev\", missing class"},
-	    {"vendor.com/class=", "unqualified device \"vendor.com/class=\", missing device name"},
-	    /* the first '=' ends the qualifier, which then has no '/' */
-	    {"a=b/c=d", "unqualified device \"a=b/c=d\", missing vendor"},
+		{ "", "unqualified device \"\", missing vendor" },
+		{ "/dev/null", "unqualified device \"/dev/null\", missing vendor" },
+		{ "vendor2.com/device2",
+		  "unqualified device \"vendor2.com/device2\", missing vendor" },
+		{ "vendor3.com=device3",
+		  "unqualified device \"vendor3.com=device3\", missing vendor" },
+		{ "=dev", "unqualified device \"=dev\", missing vendor" },
+		{ "/class=dev", "unqualified device \"/class=dev\", missing vendor" },
+		{ "vendor.com/=dev", "unqualified device \"vendor.com/=dev\", missing class" },
+		{ "vendor.com/class=",
+		  "unqualified device \"vendor.com/class=\", missing device name" },
+		/* the first '=' ends the qualifier, which then has no '/' */
+		{ "a=b/c=d", "unqualified device \"a=b/c=d\", missing vendor" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		char *v = NULL, *c = NULL, *n = NULL;
 
 		cr_expect_eq(cdi_split_device(cases[i][0], &v, &c, &n, &err), -EINVAL, "%s",
@@ -141,7 +144,7 @@ Test(names, unqualified)
  * rule then rejects (reference: cdi-semantics.md §2). */
 Test(names, class_with_slash)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	char *v, *c, *n;
 
 	cr_assert_eq(cdi_split_device("a.com/x/y=n", &v, &c, &n, NULL), 0);
@@ -156,8 +159,8 @@ Test(names, class_with_slash)
 
 	cr_expect_eq(cdi_parse_qualified_name("a.com/x/y=n", NULL, NULL, NULL, &err), -EINVAL);
 	cr_expect_str_eq(
-	    cdi_error_message(&err),
-	    "invalid device \"a.com/x/y=n\": invalid class \"x/y\": may only contain letters, digits, '_', '-' and '.' (found '/')");
+		cdi_error_message(&err),
+		"invalid device \"a.com/x/y=n\": invalid class \"x/y\": may only contain letters, digits, '_', '-' and '.' (found '/')");
 	cdi_error_reset(&err);
 }
 
@@ -180,20 +183,20 @@ static void expect_name_problem(int (*check)(const char *, struct cdi_error *), 
 /* Reference: device_test.go (name "a dev ice" is invalid), ValidateDeviceName. */
 Test(names, device_names)
 {
-	static const char *const ok[] = {"dev", "0", "a", "dev_1:2.3", "GPU-0", "a.b", "9z"};
+	static const char *const ok[] = { "dev", "0", "a", "dev_1:2.3", "GPU-0", "a.b", "9z" };
 	static const char *const bad[][2] = {
-	    {"", "must not be empty"},
-	    {"a dev ice", "may only contain letters, digits, '_', '-', '.' and ':'"},
-	    {"-dev", "must start with a letter or digit"},
-	    {"dev:", "must end with a letter or digit"},
-	    {"dev.", "must end with a letter or digit"},
-	    {"_", "must start with a letter or digit"},
-	    {"d/v", "may only contain letters, digits, '_', '-', '.' and ':'"},
-	    {"d=v", "may only contain letters, digits, '_', '-', '.' and ':'"},
-	    /* runes are ASCII-only in the reference */
-	    {"d\xc3\xa9v", "may only contain letters, digits, '_', '-', '.' and ':'"},
-	    {"d\xc3\xa9", "may only contain letters, digits, '_', '-', '.' and ':'"},
-	    {"de\xc3", "must end with a letter or digit"},
+		{ "", "must not be empty" },
+		{ "a dev ice", "may only contain letters, digits, '_', '-', '.' and ':'" },
+		{ "-dev", "must start with a letter or digit" },
+		{ "dev:", "must end with a letter or digit" },
+		{ "dev.", "must end with a letter or digit" },
+		{ "_", "must start with a letter or digit" },
+		{ "d/v", "may only contain letters, digits, '_', '-', '.' and ':'" },
+		{ "d=v", "may only contain letters, digits, '_', '-', '.' and ':'" },
+		/* runes are ASCII-only in the reference */
+		{ "d\xc3\xa9v", "may only contain letters, digits, '_', '-', '.' and ':'" },
+		{ "d\xc3\xa9", "may only contain letters, digits, '_', '-', '.' and ':'" },
+		{ "de\xc3", "must end with a letter or digit" },
 	};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
@@ -207,16 +210,16 @@ Test(names, device_names)
  * "vendor.com/device=". Since 0.6.0 the class takes dots like the vendor. */
 Test(names, vendor_and_class_names)
 {
-	static const char *const ok[] = {"a",  "vendor.com", "nvidia.com",
-					 "A1", "x_y-z.w",    "class.sub"};
+	static const char *const ok[] = { "a",	"vendor.com", "nvidia.com",
+					  "A1", "x_y-z.w",    "class.sub" };
 	static const char *const bad[][2] = {
-	    {"", "must not be empty"},
-	    {"1vendor", "must start with a letter"},
-	    {"vendor.com-", "must end with a letter or digit"},
-	    {"device=", "must end with a letter or digit"},
-	    {"ven dor", "may only contain letters, digits, '_', '-' and '.'"},
-	    {"ven:dor", "may only contain letters, digits, '_', '-' and '.'"},
-	    {"_x", "must start with a letter"},
+		{ "", "must not be empty" },
+		{ "1vendor", "must start with a letter" },
+		{ "vendor.com-", "must end with a letter or digit" },
+		{ "device=", "must end with a letter or digit" },
+		{ "ven dor", "may only contain letters, digits, '_', '-' and '.'" },
+		{ "ven:dor", "may only contain letters, digits, '_', '-' and '.'" },
+		{ "_x", "must start with a letter" },
 	};
 
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
@@ -251,12 +254,12 @@ Test(names, name_message)
 	cr_expect_gt(cdi_name_message(buf, sizeof(buf), CDI_NAME_DEVICE, "device name", "a dev", 5),
 		     0);
 	cr_expect_str_eq(
-	    buf,
-	    "invalid device name \"a dev\": may only contain letters, digits, '_', '-', '.' and ':' (found ' ')");
+		buf,
+		"invalid device name \"a dev\": may only contain letters, digits, '_', '-', '.' and ':' (found ' ')");
 	cdi_name_message(buf, sizeof(buf), CDI_NAME_DEVICE, "device name", "a\tb", 3);
 	cr_expect_str_eq(
-	    buf,
-	    "invalid device name \"a\\tb\": may only contain letters, digits, '_', '-', '.' and ':' (found byte 0x09)");
+		buf,
+		"invalid device name \"a\\tb\": may only contain letters, digits, '_', '-', '.' and ':' (found byte 0x09)");
 	cdi_name_message(buf, sizeof(buf), CDI_NAME_CLASS, "class", "x-", 2);
 	cr_expect_str_eq(buf, "invalid class \"x-\": must end with a letter or digit");
 }

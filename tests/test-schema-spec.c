@@ -25,7 +25,7 @@
 /* Load text as a spec named name; compare the problems (NULL-terminated) in order. */
 static int load_expect(const char *name, const char *text, unsigned flags, cdi_spec **ret, ...)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	cdi_spec *spec = NULL;
 	const char *want;
 	size_t i = 0;
@@ -35,7 +35,8 @@ static int load_expect(const char *name, const char *text, unsigned flags, cdi_s
 	r = cdi_spec_load_buffer(name, text, strlen(text), flags, &spec, &err);
 	va_start(ap, ret);
 	while ((want = va_arg(ap, const char *))) {
-		cr_expect_lt(i, cdi_error_count(&err), "missing problem %zu: %s\n  in %s", i, want, text);
+		cr_expect_lt(i, cdi_error_count(&err), "missing problem %zu: %s\n  in %s", i, want,
+			     text);
 		if (i < cdi_error_count(&err))
 			cr_expect_str_eq(cdi_problem_text(cdi_error_problem(&err, i)), want,
 					 "problem %zu:\n  got  %s\n  want %s", i,
@@ -44,7 +45,8 @@ static int load_expect(const char *name, const char *text, unsigned flags, cdi_s
 	}
 	va_end(ap);
 	for (; i < cdi_error_count(&err); i++)
-		cr_expect_fail("unexpected problem: %s\n  in %s", cdi_problem_text(cdi_error_problem(&err, i)), text);
+		cr_expect_fail("unexpected problem: %s\n  in %s",
+			       cdi_problem_text(cdi_error_problem(&err, i)), text);
 	if (r == 0) {
 		cr_expect_not_null(spec);
 		cr_expect_eq(cdi_error_count(&err), 0);
@@ -85,8 +87,8 @@ Test(spec, spec_test_read_spec)
 				 NULL, "nv.yaml:1:1: missing required field \"cdiVersion\"", NULL),
 		     -EINVAL);
 	cr_expect_eq(
-	    load_expect("e.yaml", "", 0, NULL, "e.yaml: no spec data (empty document)", NULL),
-	    -ENODATA);
+		load_expect("e.yaml", "", 0, NULL, "e.yaml: no spec data (empty document)", NULL),
+		-ENODATA);
 	cr_expect_eq(load_expect("b.yaml", BASE_YAML "devices:\n" DEV1_YAML, 0, &spec, NULL), 0);
 	cr_expect_str_eq(cdi_spec_version(spec), "0.3.0");
 	cdi_spec_free(spec);
@@ -101,24 +103,25 @@ Test(spec, spec_test_new_spec)
 	load_expect("s.yaml", "cdiVersion: \"0.3.0\"\ndevices:\n" DEV1_YAML, 0, NULL,
 		    "s.yaml:1:1: missing required field \"kind\"", NULL);
 	load_expect(
-	    "s.yaml", "cdiVersion: \"0.3.0\"\nkind: vendor.com-/device\ndevices:\n" DEV1_YAML, 0,
-	    NULL,
-	    "s.yaml:2:7: kind: invalid vendor \"vendor.com-\": must end with a letter or digit",
-	    NULL);
-	load_expect(
-	    "s.yaml", "cdiVersion: \"0.3.0\"\nkind: vendor.com/device=\ndevices:\n" DEV1_YAML, 0,
-	    NULL, "s.yaml:2:7: kind: invalid class \"device=\": must end with a letter or digit",
-	    NULL);
+		"s.yaml", "cdiVersion: \"0.3.0\"\nkind: vendor.com-/device\ndevices:\n" DEV1_YAML,
+		0, NULL,
+		"s.yaml:2:7: kind: invalid vendor \"vendor.com-\": must end with a letter or digit",
+		NULL);
+	load_expect("s.yaml",
+		    "cdiVersion: \"0.3.0\"\nkind: vendor.com/device=\ndevices:\n" DEV1_YAML, 0,
+		    NULL,
+		    "s.yaml:2:7: kind: invalid class \"device=\": must end with a letter or digit",
+		    NULL);
 	load_expect("s.yaml", BASE_YAML "devices:\n  - name: dev1\n", 0, NULL,
 		    "s.yaml:4:5: devices[0].containerEdits: device \"dev1\" has no container edits",
 		    NULL);
 	load_expect(
-	    "s.yaml",
-	    BASE_YAML "devices:\n" DEV1_YAML
-		      "  - name: dev2\n    containerEdits:\n      env: [BAR=FOO]\n" DEV1_YAML,
-	    0, NULL,
-	    "s.yaml:11:11: devices[2].name: duplicate device name \"dev1\" (first at line 4)",
-	    NULL);
+		"s.yaml",
+		BASE_YAML "devices:\n" DEV1_YAML
+			  "  - name: dev2\n    containerEdits:\n      env: [BAR=FOO]\n" DEV1_YAML,
+		0, NULL,
+		"s.yaml:11:11: devices[2].name: duplicate device name \"dev1\" (first at line 4)",
+		NULL);
 	load_expect("s.yaml",
 		    BASE_YAML "devices:\n" DEV1_YAML
 			      "  - name: dev2\n    containerEdits:\n      env: [BAR=FOO]\n"
@@ -178,9 +181,9 @@ Test(spec, accessors_null)
 /* The reference's own schema testdata, read from the Debian package. */
 Test(spec, reference_schema_testdata)
 {
-	static const char *const good[] = {REF_TESTDATA "/good/minimal.json",
-					   REF_TESTDATA "/good/spec-example.json"};
-	struct cdi_error err = {0};
+	static const char *const good[] = { REF_TESTDATA "/good/minimal.json",
+					    REF_TESTDATA "/good/spec-example.json" };
+	struct cdi_error err = { 0 };
 	cdi_spec *spec = NULL;
 
 	if (access(REF_TESTDATA, F_OK) < 0)
@@ -212,30 +215,31 @@ Test(spec, reference_schema_testdata)
 Test(spec, positions_yaml)
 {
 	const char *text =
-	    "---\n"
-	    "cdiVersion: 0.6.0\n"
-	    "kind: nvidia.com/gpu\n"
-	    "devices:\n"
-	    "- name: gpu0\n"
-	    "  containerEdits:\n"
-	    "    deviceNodes:\n"
-	    "    - path: /dev/nvidia0\n"
-	    "      type: f\n"
-	    "- name: gpu1\n"
-	    "  containerEdits:\n"
-	    "    env:\n"
-	    "    - FOO\n"
-	    "    - A=B\n"
-	    "    additionalGids: [1000]\n"
-	    "    hooks:\n"
-	    "    - {hookName: createContainer, path: /usr/bin/nvidia-cdi-hook, timout: 5}\n";
+		"---\n"
+		"cdiVersion: 0.6.0\n"
+		"kind: nvidia.com/gpu\n"
+		"devices:\n"
+		"- name: gpu0\n"
+		"  containerEdits:\n"
+		"    deviceNodes:\n"
+		"    - path: /dev/nvidia0\n"
+		"      type: f\n"
+		"- name: gpu1\n"
+		"  containerEdits:\n"
+		"    env:\n"
+		"    - FOO\n"
+		"    - A=B\n"
+		"    additionalGids: [1000]\n"
+		"    hooks:\n"
+		"    - {hookName: createContainer, path: /usr/bin/nvidia-cdi-hook, timout: 5}\n";
 
 	load_expect(
-	    "nvidia.yaml", text, 0, NULL,
-	    "nvidia.yaml:17:75: devices[1].containerEdits.hooks[0]: unknown field \"timout\"",
-	    "nvidia.yaml:2:13: cdiVersion: the spec version must be at least v0.7.0 (devices[1].containerEdits.additionalGids needs it), got 0.6.0",
-	    "nvidia.yaml:9:13: devices[0].containerEdits.deviceNodes[0].type: invalid device node type \"f\" (want b, c, u or p)",
-	    "nvidia.yaml:13:7: devices[1].containerEdits.env[0]: \"FOO\" is not NAME=VALUE", NULL);
+		"nvidia.yaml", text, 0, NULL,
+		"nvidia.yaml:17:75: devices[1].containerEdits.hooks[0]: unknown field \"timout\"",
+		"nvidia.yaml:2:13: cdiVersion: the spec version must be at least v0.7.0 (devices[1].containerEdits.additionalGids needs it), got 0.6.0",
+		"nvidia.yaml:9:13: devices[0].containerEdits.deviceNodes[0].type: invalid device node type \"f\" (want b, c, u or p)",
+		"nvidia.yaml:13:7: devices[1].containerEdits.env[0]: \"FOO\" is not NAME=VALUE",
+		NULL);
 }
 
 /* A missing field is reported at its parent; under strict, an unquoted number where a string
@@ -243,54 +247,54 @@ Test(spec, positions_yaml)
 Test(spec, positions_missing_and_coerced)
 {
 	load_expect(
-	    "m.yaml",
-	    "cdiVersion: 1.0\n"
-	    "kind: vendor.com/device\n"
-	    "devices:\n"
-	    "  - name: 7\n"
-	    "    containerEdits:\n"
-	    "      mounts:\n"
-	    "        - containerPath: /x\n"
-	    "          options: [ro, 5]\n",
-	    CDI_LOAD_STRICT, NULL,
-	    "m.yaml:4:11: devices[0].name: expected a string, got the number 7 (write \"7\" in quotes)",
-	    "m.yaml:8:25: devices[0].containerEdits.mounts[0].options[1]: expected a string, got the number 5 (write \"5\" in quotes)",
-	    "m.yaml:7:11: devices[0].containerEdits.mounts[0]: missing required field \"hostPath\"",
-	    "m.yaml:1:13: cdiVersion: invalid version \"1\" (an unquoted 1.0 reads as the number 1; write \"1.0.0\")",
-	    NULL);
+		"m.yaml",
+		"cdiVersion: 1.0\n"
+		"kind: vendor.com/device\n"
+		"devices:\n"
+		"  - name: 7\n"
+		"    containerEdits:\n"
+		"      mounts:\n"
+		"        - containerPath: /x\n"
+		"          options: [ro, 5]\n",
+		CDI_LOAD_STRICT, NULL,
+		"m.yaml:4:11: devices[0].name: expected a string, got the number 7 (write \"7\" in quotes)",
+		"m.yaml:8:25: devices[0].containerEdits.mounts[0].options[1]: expected a string, got the number 5 (write \"5\" in quotes)",
+		"m.yaml:7:11: devices[0].containerEdits.mounts[0]: missing required field \"hostPath\"",
+		"m.yaml:1:13: cdiVersion: invalid version \"1\" (an unquoted 1.0 reads as the number 1; write \"1.0.0\")",
+		NULL);
 	/* a boolean has no mark of its own: its object's is used */
 	load_expect(
-	    "b.yaml",
-	    BASE_YAML "devices:\n"
-		      "  - name: d\n"
-		      "    containerEdits:\n"
-		      "      deviceNodes:\n"
-		      "        - path: /dev/x\n"
-		      "          uid: true\n",
-	    0, NULL,
-	    "b.yaml:7:11: devices[0].containerEdits.deviceNodes[0].uid: expected an integer, got a boolean",
-	    NULL);
+		"b.yaml",
+		BASE_YAML "devices:\n"
+			  "  - name: d\n"
+			  "    containerEdits:\n"
+			  "      deviceNodes:\n"
+			  "        - path: /dev/x\n"
+			  "          uid: true\n",
+		0, NULL,
+		"b.yaml:7:11: devices[0].containerEdits.deviceNodes[0].uid: expected an integer, got a boolean",
+		NULL);
 }
 
 /* JSON is read by jansson; its problems get positions from a YAML re-read. */
 Test(spec, positions_json)
 {
 	const char *text =
-	    "{\n"
-	    "  \"cdiVersion\": \"0.3.0\",\n"
-	    "  \"kind\": \"vendor.com/device\",\n"
-	    "  \"devices\": [\n"
-	    "    {\n"
-	    "      \"name\": \"dev1\",\n"
-	    "      \"containerEdits\": {\"env\": [\"FOO\"], \"deviceNodes\": [{\"path\": \"/dev/x\", \"major\": \"7\"}]}\n"
-	    "    }\n"
-	    "  ]\n"
-	    "}\n";
+		"{\n"
+		"  \"cdiVersion\": \"0.3.0\",\n"
+		"  \"kind\": \"vendor.com/device\",\n"
+		"  \"devices\": [\n"
+		"    {\n"
+		"      \"name\": \"dev1\",\n"
+		"      \"containerEdits\": {\"env\": [\"FOO\"], \"deviceNodes\": [{\"path\": \"/dev/x\", \"major\": \"7\"}]}\n"
+		"    }\n"
+		"  ]\n"
+		"}\n";
 
 	load_expect(
-	    "p.json", text, 0, NULL,
-	    "p.json:7:86: devices[0].containerEdits.deviceNodes[0].major: expected an integer, got the string \"7\"",
-	    "p.json:7:34: devices[0].containerEdits.env[0]: \"FOO\" is not NAME=VALUE", NULL);
+		"p.json", text, 0, NULL,
+		"p.json:7:86: devices[0].containerEdits.deviceNodes[0].major: expected an integer, got the string \"7\"",
+		"p.json:7:34: devices[0].containerEdits.env[0]: \"FOO\" is not NAME=VALUE", NULL);
 }
 
 /* The content decides the format, not the name; YAML flow style where JSON is stricter. */
@@ -300,24 +304,24 @@ Test(spec, formats)
 
 	/* JSON in a .yaml file, YAML in a .json file */
 	cr_expect_eq(
-	    load_expect(
-		"j.yaml",
-		"  \n{\"cdiVersion\":\"0.3.0\",\"kind\":\"v.com/c\",\"devices\":[{\"name\":\"d\",\"containerEdits\":{\"env\":[\"A=B\"]}}]}",
-		0, NULL, NULL),
-	    0);
+		load_expect(
+			"j.yaml",
+			"  \n{\"cdiVersion\":\"0.3.0\",\"kind\":\"v.com/c\",\"devices\":[{\"name\":\"d\",\"containerEdits\":{\"env\":[\"A=B\"]}}]}",
+			0, NULL, NULL),
+		0);
 	cr_expect_eq(load_expect("y.json", BASE_YAML "devices:\n" DEV1_YAML, 0, NULL, NULL), 0);
 	/* a trailing comma: not JSON, but YAML flow style, which the reference reads */
 	cr_expect_eq(
-	    load_expect(
-		"t.json",
-		"{\"cdiVersion\":\"0.3.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":\"dev1\",\"containerEdits\":{\"env\":[\"FOO=BAR\",]}}],}",
-		0, &spec, NULL),
-	    0);
+		load_expect(
+			"t.json",
+			"{\"cdiVersion\":\"0.3.0\",\"kind\":\"vendor.com/device\",\"devices\":[{\"name\":\"dev1\",\"containerEdits\":{\"env\":[\"FOO=BAR\",]}}],}",
+			0, &spec, NULL),
+		0);
 	cr_expect_str_eq(cdi_spec_device_name(spec, 0), "dev1");
 	cdi_spec_free(spec);
 	/* neither JSON nor YAML: jansson's complaint */
 	{
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		const char *bad = "{\"cdiVersion\": \"0.3.0\", \"kind\": ";
 
 		cr_expect_eq(cdi_spec_load_buffer("x.json", bad, strlen(bad), 0, &spec, &err),
@@ -333,9 +337,9 @@ Test(spec, formats)
 	cr_expect_eq(load_expect("c.yaml", "# nothing here\n", 0, NULL,
 				 "c.yaml: no spec data (empty document)", NULL),
 		     -ENODATA);
-	cr_expect_eq(
-	    load_expect("d.yaml", "---\n", 0, NULL, "d.yaml: no spec data (empty document)", NULL),
-	    -ENODATA);
+	cr_expect_eq(load_expect("d.yaml", "---\n", 0, NULL,
+				 "d.yaml: no spec data (empty document)", NULL),
+		     -ENODATA);
 }
 
 Test(spec, strict_flag)
@@ -348,18 +352,18 @@ Test(spec, strict_flag)
 
 	cr_expect_eq(load_expect("h.yaml", text, 0, NULL, NULL), 0);
 	cr_expect_eq(
-	    load_expect(
-		"h.yaml", text, CDI_LOAD_STRICT, NULL,
-		"h.yaml:7:38: devices[0].containerEdits.hooks[0].path: \"bin/true\" is not an absolute path",
-		"h.yaml:7:57: devices[0].containerEdits.hooks[0].timeout: timeout 0 is not positive",
-		NULL),
-	    -EINVAL);
+		load_expect(
+			"h.yaml", text, CDI_LOAD_STRICT, NULL,
+			"h.yaml:7:38: devices[0].containerEdits.hooks[0].path: \"bin/true\" is not an absolute path",
+			"h.yaml:7:57: devices[0].containerEdits.hooks[0].timeout: timeout 0 is not positive",
+			NULL),
+		-EINVAL);
 }
 
 /* Loader problems (duplicate keys) come through with their positions. */
 Test(spec, loader_problems)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	cdi_spec *spec = NULL;
 	const char *text = BASE_YAML "kind: again\ndevices: []\n";
 
@@ -390,7 +394,7 @@ static char *write_temp(const char *text, size_t len)
 
 Test(spec, load_file)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	cdi_spec *spec = NULL;
 	const char *text = BASE_YAML "devices:\n" DEV1_YAML;
 	char *path = write_temp(text, strlen(text));
@@ -428,7 +432,7 @@ Test(spec, load_file)
 /* Bounded: a file beyond CDI_SPEC_MAX_BYTES is not read (a sparse file costs nothing). */
 Test(spec, too_large)
 {
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	cdi_spec *spec = NULL;
 	char path[] = "/tmp/cdikit-test-big-XXXXXX";
 	int fd = mkstemp(path);
@@ -445,8 +449,8 @@ Test(spec, too_large)
 	unlink(path);
 
 	cr_expect_eq(
-	    cdi_spec_load_buffer("big", "x", (size_t)CDI_SPEC_MAX_BYTES + 1, 0, &spec, &err),
-	    -EFBIG);
+		cdi_spec_load_buffer("big", "x", (size_t)CDI_SPEC_MAX_BYTES + 1, 0, &spec, &err),
+		-EFBIG);
 	cr_expect_str_eq(cdi_error_message(&err),
 			 "big: the spec is 16777217 bytes, more than the limit of 16777216 bytes");
 	cdi_error_reset(&err);
@@ -456,7 +460,7 @@ Test(spec, too_large)
 Test(spec, load_without_ret)
 {
 	static const char text[] = BASE_YAML "devices:\n" DEV1_YAML;
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 
 	cr_expect_eq(cdi_spec_load_buffer("r.yaml", text, strlen(text), 0, NULL, &err), -EINVAL);
 	cr_expect_eq(cdi_error_count(&err), 1);
@@ -508,8 +512,8 @@ Test(spec, json_nul_character)
 	cdi_spec *spec = NULL;
 
 	cr_expect_eq(cdi_spec_load_buffer("n.json", json, strlen(json), 0, &spec, &err), -EINVAL);
-	cr_expect(strstr(cdi_error_message(&err), "string contains a NUL character (\\u0000)"), "%s",
-		  cdi_error_message(&err));
+	cr_expect(strstr(cdi_error_message(&err), "string contains a NUL character (\\u0000)"),
+		  "%s", cdi_error_message(&err));
 	cr_expect_null(strstr(cdi_error_message(&err), "JSON_ALLOW_NUL"), "%s",
 		       cdi_error_message(&err));
 	cdi_error_reset(&err);

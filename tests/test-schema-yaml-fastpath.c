@@ -86,7 +86,7 @@ static void same_tree(const char *what, const json_t *a, const json_t *b, struct
 static int compare(const char *what, const char *buf, size_t len, struct stats *s)
 {
 	struct cdi_marks *me = cdi_marks_new(true), *mf = cdi_marks_new(true);
-	struct cdi_error err = {0};
+	struct cdi_error err = { 0 };
 	json_t *te = NULL, *tf = NULL;
 	int re, rf;
 
@@ -183,7 +183,7 @@ static void compare_dir(const char *dir, struct stats *s, unsigned *ret_files)
 
 Test(fastpath, every_spec_in_the_tree)
 {
-	struct stats s = {0}, golden = {0};
+	struct stats s = { 0 }, golden = { 0 };
 	unsigned files = 0, golden_files = 0;
 
 	compare_dir("tests/corpus/specs", &s, &files);
@@ -202,36 +202,36 @@ Test(fastpath, every_spec_in_the_tree)
 Test(fastpath, accepted_corner_cases)
 {
 	static const char *const docs[] = {
-	    "a: 1\n",
-	    "a: 1",
-	    "---\na: 1\n",
-	    "--- # header\na: 1\n",
-	    "# c\n\n---\n\n# c\na: 1\n",
-	    "a:\n- 1\n- 2\nb: x\n",
-	    "a:\n  - 1\n  - 2\nb: x\n",
-	    "a:\n    -   x: 1\n        y: 2\n    -   z\n",
-	    "- a: 1\n  b: 2\n- c\n-\n- - \n",
-	    "- - - x\n    - y\n  - z: 1\n    w: 2\n- v\n",
-	    "-\n  - x\n  -\n-\n",
-	    "a:\nb:\n  c:\n  d: ~\n",
-	    "\"q\": \"a\\\"b\\\\c\\n\\t\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\/\\ \"\n",
-	    "e: \"\\a\\b\\v\\f\\r\\e\\x7f\\u0001\\U0010FFFF\\t\"\n",
-	    "'s': 'it''s'\nt: ''''\nu: ''\nv: \"\"\n",
-	    "k : v\n\"k2\"  : 'v'\n",
-	    "a: b # c\nd: e#f\ng: h:i\nj: -k\nl: --m\n",
-	    "é: ü\nx: 日本 # c\n\"ö\": \"ä\"\ny:\n- 😀: 1\n  z: \"😀\"\n",
-	    "n: 1\nf: 1.5\ne: 1e3\nx: 0x1F\no: 0o17\nl: 017\nu: 1_000\ni: .inf\nm: -.Inf\nnan: "
-	    ".nan\nb: true\nB: False\nnu: null\nt: ~\nneg: "
-	    "-9223372036854775808\ns: 1.2.3\n",
-	    "a: [x\n", /* a plain scalar that starts with '[' is declined, see below */
-	    "  a: 1\n  b:\n    c: 2\n",
-	    "a: 1\n   # indented comment\nb: 2\n# c\n",
-	    "a: 1   \nb: 'x'   \n",
-	    "a: \"\"\nb: ''\n",
-	    "a: x\n\n\n",
-	    "\n\na: x",
+		"a: 1\n",
+		"a: 1",
+		"---\na: 1\n",
+		"--- # header\na: 1\n",
+		"# c\n\n---\n\n# c\na: 1\n",
+		"a:\n- 1\n- 2\nb: x\n",
+		"a:\n  - 1\n  - 2\nb: x\n",
+		"a:\n    -   x: 1\n        y: 2\n    -   z\n",
+		"- a: 1\n  b: 2\n- c\n-\n- - \n",
+		"- - - x\n    - y\n  - z: 1\n    w: 2\n- v\n",
+		"-\n  - x\n  -\n-\n",
+		"a:\nb:\n  c:\n  d: ~\n",
+		"\"q\": \"a\\\"b\\\\c\\n\\t\\x41\\u00e9\\U0001F600\\N\\_\\L\\P\\/\\ \"\n",
+		"e: \"\\a\\b\\v\\f\\r\\e\\x7f\\u0001\\U0010FFFF\\t\"\n",
+		"'s': 'it''s'\nt: ''''\nu: ''\nv: \"\"\n",
+		"k : v\n\"k2\"  : 'v'\n",
+		"a: b # c\nd: e#f\ng: h:i\nj: -k\nl: --m\n",
+		"é: ü\nx: 日本 # c\n\"ö\": \"ä\"\ny:\n- 😀: 1\n  z: \"😀\"\n",
+		"n: 1\nf: 1.5\ne: 1e3\nx: 0x1F\no: 0o17\nl: 017\nu: 1_000\ni: .inf\nm: -.Inf\nnan: "
+		".nan\nb: true\nB: False\nnu: null\nt: ~\nneg: "
+		"-9223372036854775808\ns: 1.2.3\n",
+		"a: [x\n", /* a plain scalar that starts with '[' is declined, see below */
+		"  a: 1\n  b:\n    c: 2\n",
+		"a: 1\n   # indented comment\nb: 2\n# c\n",
+		"a: 1   \nb: 'x'   \n",
+		"a: \"\"\nb: ''\n",
+		"a: x\n\n\n",
+		"\n\na: x",
 	};
-	struct stats s = {0};
+	struct stats s = { 0 };
 
 	for (size_t i = 0; i < ELEMENTSOF(docs); i++) {
 		int r = compare_str(docs[i], &s);
@@ -246,53 +246,53 @@ Test(fastpath, accepted_corner_cases)
 Test(fastpath, declined_corner_cases)
 {
 	static const char *const docs[] = {
-	    "a: {b: 1}\n",
-	    "a: [1]\n",
-	    "a: &x 1\nb: *x\n",
-	    "a: !!str 1\n",
-	    "<<: {a: 1}\n",
-	    "a: |\n  x\n",
-	    "a: >\n  x\n",
-	    "a: x\n  y\n",
-	    "a: \"x\n  y\"\n",
-	    "a:\tx\n",
-	    "\ta: x\n",
-	    "? a\n: b\n",
-	    "a: 1\n...\n",
-	    "a: 1\n---\nb: 2\n",
-	    "%YAML 1.1\n---\na: 1\n",
-	    "a: 1\r\nb: 2\r\n",
-	    "\uFEFFa: 1\n", /* a BOM */
-	    "a: 1\na: 2\n",
-	    "a: b: c\n",
-	    "a: 1\n- b\n",
-	    "- a\nb: 1\n",
-	    "a: \"\\0\"\n",
-	    "a: \"\\x00\"\n",
-	    "a: \"\\ud800\"\n",
-	    "a: \"\\q\"\n",
-	    "a: \"\\'\"\n",
-	    "a: \"x\" y\n",
-	    "a: 'x'y\n",
-	    "a: \xc3\n",
-	    "a: \x01\n",
-	    "a: \x7f\n",
-	    "a: \xc2\x85\n",
-	    "1: x\n",
-	    "true: x\n",
-	    "~: x\n",
-	    "just a scalar\n",
-	    "~\n",
-	    "a: - x\n",
-	    "a: @x\n",
-	    "a: `x\n",
-	    "a: %x\n",
-	    "a:\n  b\n",
-	    "a: 1\n b: 2\n",
-	    /* beyond int64: the libyaml path notes it as a number, not a string */
-	    "big: 18446744073709551615\n",
+		"a: {b: 1}\n",
+		"a: [1]\n",
+		"a: &x 1\nb: *x\n",
+		"a: !!str 1\n",
+		"<<: {a: 1}\n",
+		"a: |\n  x\n",
+		"a: >\n  x\n",
+		"a: x\n  y\n",
+		"a: \"x\n  y\"\n",
+		"a:\tx\n",
+		"\ta: x\n",
+		"? a\n: b\n",
+		"a: 1\n...\n",
+		"a: 1\n---\nb: 2\n",
+		"%YAML 1.1\n---\na: 1\n",
+		"a: 1\r\nb: 2\r\n",
+		"\uFEFFa: 1\n", /* a BOM */
+		"a: 1\na: 2\n",
+		"a: b: c\n",
+		"a: 1\n- b\n",
+		"- a\nb: 1\n",
+		"a: \"\\0\"\n",
+		"a: \"\\x00\"\n",
+		"a: \"\\ud800\"\n",
+		"a: \"\\q\"\n",
+		"a: \"\\'\"\n",
+		"a: \"x\" y\n",
+		"a: 'x'y\n",
+		"a: \xc3\n",
+		"a: \x01\n",
+		"a: \x7f\n",
+		"a: \xc2\x85\n",
+		"1: x\n",
+		"true: x\n",
+		"~: x\n",
+		"just a scalar\n",
+		"~\n",
+		"a: - x\n",
+		"a: @x\n",
+		"a: `x\n",
+		"a: %x\n",
+		"a:\n  b\n",
+		"a: 1\n b: 2\n",
+		/* beyond int64: the libyaml path notes it as a number, not a string */
+		"big: 18446744073709551615\n",
 	};
-	struct stats s = {0};
+	struct stats s = { 0 };
 
 	for (size_t i = 0; i < ELEMENTSOF(docs); i++)
 		cr_expect_eq(compare_str(docs[i], &s), -EOPNOTSUPP, "took the fast path:\n%s",
@@ -303,8 +303,9 @@ Test(fastpath, declined_corner_cases)
 Test(fastpath, empty_documents_agree)
 {
 	static const char *const docs[] = {
-	    "", "\n", "  \n\n", "# only a comment\n", "---\n", "--- # c\n", "# c\n---\n# c\n"};
-	struct stats s = {0};
+		"", "\n", "  \n\n", "# only a comment\n", "---\n", "--- # c\n", "# c\n---\n# c\n"
+	};
+	struct stats s = { 0 };
 
 	for (size_t i = 0; i < ELEMENTSOF(docs); i++)
 		cr_expect_eq(compare_str(docs[i], &s), -ENODATA, "%s", docs[i]);
@@ -317,7 +318,7 @@ Test(fastpath, empty_documents_agree)
 /* Depth and node bounds: beyond them the fast path leaves the error to libyaml. */
 Test(fastpath, bounds)
 {
-	struct stats s = {0};
+	struct stats s = { 0 };
 	char *doc = malloc(200 * 70);
 	size_t o = 0;
 
@@ -349,7 +350,7 @@ Test(fastpath, bounds)
 
 	/* A root sequence and n items: n + 1 nodes, at and just over the budget. */
 	for (size_t n = CDI_SPEC_MAX_NODES - 1; n <= CDI_SPEC_MAX_NODES; n++) {
-		struct stats b = {0};
+		struct stats b = { 0 };
 
 		doc = malloc(4 * n);
 		cr_assert_not_null(doc);
@@ -495,8 +496,8 @@ static json_t *random_strings(void)
 
 static json_t *random_edits(void)
 {
-	static const char *const node_fields[] = {"path",  "hostPath", "type",	      "major",
-						  "minor", "fileMode", "permissions", "uid"};
+	static const char *const node_fields[] = { "path",  "hostPath", "type",	       "major",
+						   "minor", "fileMode", "permissions", "uid" };
 	json_t *e = json_object(), *a;
 	char s[128];
 	unsigned n;
@@ -518,9 +519,10 @@ static json_t *random_edits(void)
 		a = json_array();
 		n = 1 + rnd(2);
 		for (unsigned i = 0; i < n; i++)
-			json_array_append_new(
-			    a, json_pack("{s:s,s:s,s:o}", "hostPath", random_string(s, sizeof(s)),
-					 "containerPath", "/x", "options", random_strings()));
+			json_array_append_new(a, json_pack("{s:s,s:s,s:o}", "hostPath",
+							   random_string(s, sizeof(s)),
+							   "containerPath", "/x", "options",
+							   random_strings()));
 		json_object_set_new(e, "mounts", a);
 	}
 	if (rnd(4) == 0)
@@ -646,10 +648,12 @@ static void write_scalar(struct text *t, const json_t *v)
 			/* Now and then an escape of any kind (invalid ones in reckless documents).
 			 */
 			static const char *const escapes[] = {
-			    "\\x7f", "\\xe9", "\\xE9",	 "\\u00E9",	"\\ufeff", "\\U0001F600",
-			    "\\N",   "\\_",   "\\L",	 "\\P",		"\\/",	   "\\ ",
-			    "\\e",   "\\a",   "\\t",	 "\\\t",	"\\'",	   "\\0",
-			    "\\q",   "\\x00", "\\uD800", "\\U00110000", "\\x4",	   "\\xg0"};
+				"\\x7f",       "\\xe9",	      "\\xE9", "\\u00E9", "\\ufeff",
+				"\\U0001F600", "\\N",	      "\\_",   "\\L",	  "\\P",
+				"\\/",	       "\\ ",	      "\\e",   "\\a",	  "\\t",
+				"\\\t",	       "\\'",	      "\\0",   "\\q",	  "\\x00",
+				"\\uD800",     "\\U00110000", "\\x4",  "\\xg0"
+			};
 			unsigned char c = (unsigned char)s[i];
 
 			if (rnd(25) == 0)
@@ -764,7 +768,7 @@ static void write_node(struct text *t, const json_t *v, unsigned col, unsigned s
 
 static char *goyaml_like(const json_t *spec, size_t *ret_len)
 {
-	struct text t = {0};
+	struct text t = { 0 };
 
 	reckless = rnd(4) == 0;
 	if (rnd(2))
@@ -800,13 +804,13 @@ static bool has_empty_container(const json_t *v)
 
 Test(fastpath, random_trees)
 {
-	struct stats emitted = {0}, written = {0};
+	struct stats emitted = { 0 }, written = { 0 };
 	unsigned must = 0;
 
 	rng_seed();
 	for (unsigned i = 0; i < 4000; i++) {
 		json_t *spec = random_spec();
-		struct cdi_error err = {0};
+		struct cdi_error err = { 0 };
 		char *text = NULL, what[64];
 		size_t len = 0;
 		int r;
@@ -840,11 +844,12 @@ Test(fastpath, random_trees)
 /* A window of a golden file with a few random byte changes. */
 Test(fastpath, golden_mutations)
 {
-	static const char *const files[] = {"tests/golden/single.yaml", "tests/golden/dgx-mig.yaml",
-					    "tests/golden/old-driver.yaml",
-					    "tests/golden/dgx-mig-management.yaml"};
+	static const char *const files[] = { "tests/golden/single.yaml",
+					     "tests/golden/dgx-mig.yaml",
+					     "tests/golden/old-driver.yaml",
+					     "tests/golden/dgx-mig-management.yaml" };
 	static const char bytes[] = " -:#\"'\t\n\r[]{}&*!|>?%@\\0a.,~\xc3\xa9";
-	struct stats s = {0};
+	struct stats s = { 0 };
 
 	rng_seed();
 	for (size_t f = 0; f < ELEMENTSOF(files); f++) {
@@ -906,26 +911,26 @@ Test(fastpath, golden_mutations)
 /* Every awkward byte at every offset: the fast path reads 8 bytes at a time, the edges matter. */
 Test(fastpath, bytes_at_every_offset)
 {
-	static const char *const bad[] = {"\x01",
-					  "\t",
-					  "\r",
-					  "\x1f",
-					  "\x7f",
-					  "\x80",
-					  "\xff",
-					  "\xc2\x85",
-					  "\xc3",
-					  "\xe2\x80\xa8",
-					  "\xed\xa0\x80",
-					  "\xef\xbb\xbf",
-					  "\xc3\xa9",
-					  "\n",
-					  " ",
-					  ":",
-					  "#",
-					  "\"",
-					  "'"};
-	struct stats s = {0};
+	static const char *const bad[] = { "\x01",
+					   "\t",
+					   "\r",
+					   "\x1f",
+					   "\x7f",
+					   "\x80",
+					   "\xff",
+					   "\xc2\x85",
+					   "\xc3",
+					   "\xe2\x80\xa8",
+					   "\xed\xa0\x80",
+					   "\xef\xbb\xbf",
+					   "\xc3\xa9",
+					   "\n",
+					   " ",
+					   ":",
+					   "#",
+					   "\"",
+					   "'" };
+	struct stats s = { 0 };
 	char doc[64];
 
 	for (size_t b = 0; b < ELEMENTSOF(bad); b++)

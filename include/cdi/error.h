@@ -30,7 +30,10 @@ struct cdi_error {
 	struct cdi_problem_list *_list;
 };
 
-#define CDI_ERROR_INIT { 0, NULL }
+#define CDI_ERROR_INIT                                                                             \
+	{                                                                                          \
+		0, NULL                                                                            \
+	}
 
 /* One problem found in one place; owned by the report it is in. */
 typedef struct cdi_problem cdi_problem;

@@ -29,8 +29,8 @@ int cdi_split_device(const char *s, char **ret_vendor, char **ret_class, char **
  * `unqualified device "x", missing vendor` or `invalid device "a/b=-c": invalid device name
  * "-c": must start with a letter or digit`. Any of the outputs may be NULL.
  */
-int cdi_parse_qualified_name(const char *s, char **ret_vendor, char **ret_class,
-			     char **ret_name, struct cdi_error *err);
+int cdi_parse_qualified_name(const char *s, char **ret_vendor, char **ret_class, char **ret_name,
+			     struct cdi_error *err);
 
 /* Whether s is a valid qualified name (a question, not a failure: no report). */
 bool cdi_is_qualified_name(const char *s);

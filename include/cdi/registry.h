@@ -23,7 +23,10 @@ extern "C" {
  */
 typedef struct cdi_registry cdi_registry;
 
-#define CDI_DEFAULT_SPEC_DIRS { "/etc/cdi", "/var/run/cdi" }
+#define CDI_DEFAULT_SPEC_DIRS                                                                      \
+	{                                                                                          \
+		"/etc/cdi", "/var/run/cdi"                                                         \
+	}
 
 /* Per directory, at most this many spec files and bytes of them are read; past a cap the rest
  * of the directory is skipped with one problem, and what loaded still resolves. */
@@ -52,7 +55,7 @@ const struct cdi_error *cdi_registry_warnings(const cdi_registry *reg);
 const struct cdi_error *cdi_registry_file_errors(const cdi_registry *reg, const char *path);
 
 /* Sorted, NULL-terminated lists owned by the registry, valid until refresh/free. */
-const char *const *cdi_registry_devices(const cdi_registry *reg);  /* qualified names */
+const char *const *cdi_registry_devices(const cdi_registry *reg); /* qualified names */
 const char *const *cdi_registry_vendors(const cdi_registry *reg);
 const char *const *cdi_registry_classes(const cdi_registry *reg);
 

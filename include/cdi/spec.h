@@ -61,10 +61,10 @@ int cdi_spec_validate_json(const json_t *spec, const char *name, unsigned flags,
 void cdi_spec_free(cdi_spec *spec);
 
 const json_t *cdi_spec_json(const cdi_spec *spec);
-const char *cdi_spec_path(const cdi_spec *spec);     /* as given to load */
-const char *cdi_spec_vendor(const cdi_spec *spec);   /* kind up to '/' */
-const char *cdi_spec_class(const cdi_spec *spec);    /* kind after '/' */
-const char *cdi_spec_version(const cdi_spec *spec);  /* as declared, leading v stripped */
+const char *cdi_spec_path(const cdi_spec *spec);    /* as given to load */
+const char *cdi_spec_vendor(const cdi_spec *spec);  /* kind up to '/' */
+const char *cdi_spec_class(const cdi_spec *spec);   /* kind after '/' */
+const char *cdi_spec_version(const cdi_spec *spec); /* as declared, leading v stripped */
 
 /* Devices in file order. */
 size_t cdi_spec_device_count(const cdi_spec *spec);

@@ -43,9 +43,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    "memfd: %m");
 	memset(&info, 0xa5, sizeof(info)); /* no field may be read before it is set */
 	r = elf_read_fd(memfd, "lib.so", ELF_READ_NEEDED, &info, &err);
-	fuzz_assert(r == 0 || (cdi_error_count(&err) > 0 && strstr(cdi_error_message(&err), "lib.so")),
-		    "refused (%d) without a problem naming the file: %s", r,
-		    cdi_error_message(&err));
+	fuzz_assert(
+		r == 0 || (cdi_error_count(&err) > 0 && strstr(cdi_error_message(&err), "lib.so")),
+		"refused (%d) without a problem naming the file: %s", r, cdi_error_message(&err));
 	cdi_error_reset(&err);
 	if (r < 0)
 		return 0;

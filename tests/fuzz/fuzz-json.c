@@ -49,7 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int r;
 
 	r = cdi_json_load("fuzz", buf, size, &root, &err);
-	fuzz_assert(r == 0 || r == -ENODATA || cdi_error_count(&err) > 0, "%d without a problem", r);
+	fuzz_assert(r == 0 || r == -ENODATA || cdi_error_count(&err) > 0, "%d without a problem",
+		    r);
 	cdi_error_reset(&err);
 	if (r < 0)
 		return 0;

@@ -33,8 +33,8 @@ static int load(const char *buf, size_t size, unsigned flags, cdi_spec **ret)
 				    strcmp(cdi_problem_file(cdi_error_problem(&err, i)), NAME) == 0,
 			    "problem %zu does not name the file: %s", i,
 			    cdi_problem_text(cdi_error_problem(&err, i)));
-	fuzz_assert(r < 0 || cdi_error_count(&err) == 0, "accepted with %zu problems: %s", cdi_error_count(&err),
-		    cdi_error_message(&err));
+	fuzz_assert(r < 0 || cdi_error_count(&err) == 0, "accepted with %zu problems: %s",
+		    cdi_error_count(&err), cdi_error_message(&err));
 	cdi_error_reset(&err);
 	return r;
 }

@@ -83,7 +83,13 @@ struct nvmlComputeInstance_st {
 	size_t mig; /* index into mock.migs */
 };
 
-enum mig_support { MIG_UNSUPPORTED, MIG_DISABLED, MIG_ENABLED, MIG_PENDING_ENABLE, MIG_PENDING_DISABLE };
+enum mig_support {
+	MIG_UNSUPPORTED,
+	MIG_DISABLED,
+	MIG_ENABLED,
+	MIG_PENDING_ENABLE,
+	MIG_PENDING_DISABLE
+};
 
 struct mock_gpu {
 	struct nvmlDevice_st handle; /* first: the handle's address is the entry's */
@@ -97,7 +103,7 @@ struct mock_gpu {
 	unsigned brand, arch;
 	enum mig_support mig;
 	size_t first_mig, n_migs; /* range in mock.migs, in slot order */
-	size_t first_gi, n_gis;   /* range in mock.gis */
+	size_t first_gi, n_gis;	  /* range in mock.gis */
 };
 
 struct mock_mig {
@@ -152,7 +158,9 @@ static const struct gi_profile gi_profiles[NVML_GPU_INSTANCE_PROFILE_COUNT] = {
 };
 
 /* Compute instance profile id → compute slices. */
-static const unsigned ci_slices[NVML_COMPUTE_INSTANCE_PROFILE_COUNT] = { 1, 2, 3, 4, 7, 8, 6, 1, 7 };
+static const unsigned ci_slices[NVML_COMPUTE_INSTANCE_PROFILE_COUNT] = {
+	1, 2, 3, 4, 7, 8, 6, 1, 7
+};
 
 static unsigned gi_profile_mem(const struct mock_gpu *gpu, unsigned profile)
 {
@@ -375,8 +383,8 @@ static nvmlReturn_t parse_mig(struct parser *p, char *args)
 		else if (!strcmp(tok, "gistart"))
 			ok = parse_uint(val, 7, &gi_start);
 		else if (!strcmp(tok, "ciprofile"))
-			ok = have_ci_profile = parse_uint(val, NVML_COMPUTE_INSTANCE_PROFILE_COUNT - 1,
-							  &mig->ci_profile);
+			ok = have_ci_profile = parse_uint(
+				val, NVML_COMPUTE_INSTANCE_PROFILE_COUNT - 1, &mig->ci_profile);
 		else if (!strcmp(tok, "cistart"))
 			ok = parse_uint(val, 7, &mig->ci_start);
 		else if (!strcmp(tok, "slot"))
@@ -391,8 +399,8 @@ static nvmlReturn_t parse_mig(struct parser *p, char *args)
 	}
 	if (gi == UINT_MAX || gi_profile == UINT_MAX || gi_start == UINT_MAX || !have_ci ||
 	    !have_ci_profile || !have_uuid)
-		return parse_error(p, "mig needs gi=, ci=, giprofile=, gistart=, ciprofile=, uuid=",
-				   NULL);
+		return parse_error(
+			p, "mig needs gi=, ci=, giprofile=, gistart=, ciprofile=, uuid=", NULL);
 	if (have_slot && gpu->n_migs > 0 && mig->slot <= mock.migs[mock.n_migs - 1].slot)
 		return parse_error(p, "mig slots must increase", NULL);
 
@@ -442,7 +450,7 @@ static nvmlReturn_t parse_line(struct parser *p, char *line)
 		return parse_mig(p, rest);
 	if (!strcmp(key, "name"))
 		return copy_str(p->name, sizeof(p->name), rest) ? NVML_SUCCESS
-								 : parse_error(p, "bad name", rest);
+								: parse_error(p, "bad name", rest);
 	if (!strcmp(key, "driver"))
 		return copy_str(mock.driver, sizeof(mock.driver), rest)
 			       ? NVML_SUCCESS
@@ -469,11 +477,13 @@ static nvmlReturn_t parse_line(struct parser *p, char *line)
 		return NVML_SUCCESS;
 	}
 	if (!strcmp(key, "pci-device-id"))
-		return parse_uint(rest, UINT_MAX, &p->pci_device_id) ? NVML_SUCCESS
-			: parse_error(p, "bad pci-device-id", rest);
+		return parse_uint(rest, UINT_MAX, &p->pci_device_id)
+			       ? NVML_SUCCESS
+			       : parse_error(p, "bad pci-device-id", rest);
 	if (!strcmp(key, "pci-subsystem-id"))
-		return parse_uint(rest, UINT_MAX, &p->pci_subsystem_id) ? NVML_SUCCESS
-			: parse_error(p, "bad pci-subsystem-id", rest);
+		return parse_uint(rest, UINT_MAX, &p->pci_subsystem_id)
+			       ? NVML_SUCCESS
+			       : parse_error(p, "bad pci-subsystem-id", rest);
 	if (!strcmp(key, "memory-mib")) {
 		if (!parse_uint(rest, 1u << 24, &v) || v == 0)
 			return parse_error(p, "bad memory-mib", rest);
@@ -495,8 +505,9 @@ static nvmlReturn_t parse_line(struct parser *p, char *line)
 		return parse_uint(rest, 17, &p->brand) ? NVML_SUCCESS
 						       : parse_error(p, "bad brand", rest);
 	if (!strcmp(key, "architecture"))
-		return parse_uint(rest, UINT_MAX, &p->arch) ? NVML_SUCCESS
-							    : parse_error(p, "bad architecture", rest);
+		return parse_uint(rest, UINT_MAX, &p->arch)
+			       ? NVML_SUCCESS
+			       : parse_error(p, "bad architecture", rest);
 	return parse_error(p, "unknown key", key);
 }
 
@@ -559,8 +570,8 @@ static char *config_path(void)
 	slash = strrchr(info.dli_fname, '/');
 	if (!slash)
 		return strdup(CONFIG_NAME);
-	if (asprintf(&path, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
-		     CONFIG_NAME) < 0)
+	if (asprintf(&path, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, CONFIG_NAME) <
+	    0)
 		return NULL;
 	return path;
 }
@@ -675,8 +686,7 @@ static struct mock_mig *ci_mig(nvmlComputeInstance_t ci)
 	uintptr_t p = (uintptr_t)ci, base = (uintptr_t)mock.migs;
 	const size_t off = offsetof(struct mock_mig, ci_handle);
 
-	if (!ci || !mock.migs || p < base + off ||
-	    p >= base + mock.n_migs * sizeof(*mock.migs) ||
+	if (!ci || !mock.migs || p < base + off || p >= base + mock.n_migs * sizeof(*mock.migs) ||
 	    (p - base - off) % sizeof(*mock.migs))
 		return NULL;
 	return (struct mock_mig *)(p - off);
@@ -702,10 +712,10 @@ static bool mig_enabled(const struct mock_gpu *gpu)
 }
 #endif
 
-#define CHECK_INIT()                                                                          \
-	do {                                                                                  \
-		if (mock.refcount == 0)                                                       \
-			return NVML_ERROR_UNINITIALIZED;                                      \
+#define CHECK_INIT()                                                                               \
+	do {                                                                                       \
+		if (mock.refcount == 0)                                                            \
+			return NVML_ERROR_UNINITIALIZED;                                           \
 	} while (0)
 
 /* ---------------------------------------------------------------- system */
@@ -743,26 +753,46 @@ MOCK_API nvmlReturn_t nvmlShutdown(void)
 MOCK_API const char *nvmlErrorString(nvmlReturn_t result)
 {
 	switch ((int)result) {
-	case NVML_SUCCESS: return "Success";
-	case NVML_ERROR_UNINITIALIZED: return "Uninitialized";
-	case NVML_ERROR_INVALID_ARGUMENT: return "Invalid Argument";
-	case NVML_ERROR_NOT_SUPPORTED: return "Not Supported";
-	case NVML_ERROR_NO_PERMISSION: return "Insufficient Permissions";
-	case NVML_ERROR_ALREADY_INITIALIZED: return "Already Initialized";
-	case NVML_ERROR_NOT_FOUND: return "Not Found";
-	case NVML_ERROR_INSUFFICIENT_SIZE: return "Insufficient Size";
-	case 8: return "Insufficient External Power";
-	case NVML_ERROR_DRIVER_NOT_LOADED: return "Driver Not Loaded";
-	case 10: return "Timeout";
-	case 11: return "Interrupted by system";
-	case NVML_ERROR_LIBRARY_NOT_FOUND: return "NVML Shared Library Not Found";
-	case NVML_ERROR_FUNCTION_NOT_FOUND: return "Function Not Found";
-	case 14: return "Corrupted infoROM";
-	case NVML_ERROR_GPU_IS_LOST: return "GPU is lost";
-	case 16: return "GPU requires restart";
-	case 17: return "Operating System Not Supported";
-	case NVML_ERROR_LIB_RM_VERSION_MISMATCH: return "RM has detected an NVML/RM version mismatch.";
-	default: return "Unknown Error";
+	case NVML_SUCCESS:
+		return "Success";
+	case NVML_ERROR_UNINITIALIZED:
+		return "Uninitialized";
+	case NVML_ERROR_INVALID_ARGUMENT:
+		return "Invalid Argument";
+	case NVML_ERROR_NOT_SUPPORTED:
+		return "Not Supported";
+	case NVML_ERROR_NO_PERMISSION:
+		return "Insufficient Permissions";
+	case NVML_ERROR_ALREADY_INITIALIZED:
+		return "Already Initialized";
+	case NVML_ERROR_NOT_FOUND:
+		return "Not Found";
+	case NVML_ERROR_INSUFFICIENT_SIZE:
+		return "Insufficient Size";
+	case 8:
+		return "Insufficient External Power";
+	case NVML_ERROR_DRIVER_NOT_LOADED:
+		return "Driver Not Loaded";
+	case 10:
+		return "Timeout";
+	case 11:
+		return "Interrupted by system";
+	case NVML_ERROR_LIBRARY_NOT_FOUND:
+		return "NVML Shared Library Not Found";
+	case NVML_ERROR_FUNCTION_NOT_FOUND:
+		return "Function Not Found";
+	case 14:
+		return "Corrupted infoROM";
+	case NVML_ERROR_GPU_IS_LOST:
+		return "GPU is lost";
+	case 16:
+		return "GPU requires restart";
+	case 17:
+		return "Operating System Not Supported";
+	case NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+		return "RM has detected an NVML/RM version mismatch.";
+	default:
+		return "Unknown Error";
 	}
 }
 
@@ -990,7 +1020,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *inde
 }
 
 MOCK_API nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
-							  int *minor)
+							 int *minor)
 {
 	struct mock_gpu *gpu;
 
@@ -1040,8 +1070,7 @@ MOCK_API nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *t
 }
 
 #ifndef MOCK_OLD_DRIVER
-MOCK_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device,
-						nvmlDeviceArchitecture_t *arch)
+MOCK_API nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
 	struct mock_gpu *gpu;
 
@@ -1247,7 +1276,8 @@ MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstanceProfileInfo(nvmlDevice_t device, u
 }
 
 MOCK_API nvmlReturn_t nvmlDeviceGetGpuInstances(nvmlDevice_t device, unsigned int profileId,
-						nvmlGpuInstance_t *gpuInstances, unsigned int *count)
+						nvmlGpuInstance_t *gpuInstances,
+						unsigned int *count)
 {
 	struct mock_gpu *gpu;
 	unsigned n = 0;
