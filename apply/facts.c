@@ -261,7 +261,7 @@ int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_fa
 	/* Read at every container start: the config reader, a quarter of json_loadb's cost (it
 	 * wants an object at the top, which a facts file is too). */
 	size_t i = 0;
-	while (i < len && strchr(" \t\r\n", buf[i]))
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
 		i++;
 	if (i == len || buf[i] != '{') {
 		cdi_facts_free(f);
