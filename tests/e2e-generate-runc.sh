@@ -20,13 +20,10 @@ cd "$(dirname "$0")/.."
 skip() { echo "SKIP: $*"; exit 77; }
 die() { echo "FAIL: $*"; exit 1; }
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
-command -v runc >/dev/null 2>&1 || skip "runc not installed"
-command -v jq >/dev/null 2>&1 || skip "jq not installed"
+# shellcheck source=lib/runc.sh
+. tests/lib/runc.sh
+runc_e2e_require
 CC=${CC:-cc}
-for f in cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1; do
-	[ -e "$B/$f" ] || die "$B/$f not built"
-done
 
 tmp=$(mktemp -d /tmp/cdikit-e2e-gen.XXXXXX)
 state=$tmp/runc-state
@@ -66,8 +63,6 @@ jq --argjson nodes "$(printf '%s\n' "${nodes[@]}" | jq -R . | jq -s .)" \
 	'.process.terminal = false | .process.args = ["/usr/bin/probe"] + $nodes' \
 	"$bundle/config.json" >"$tmp/c.json" && mv "$tmp/c.json" "$bundle/config.json" || die "jq failed"
 
-# shellcheck source=lib/runc.sh
-. tests/lib/runc.sh
 
 # Control: the bare rootfs has no driver.
 run_bundle "$id-control" "$tmp/control.out" ||
