@@ -256,6 +256,24 @@ static int take_over_owner(int fd, const struct stat *like)
 	return 0;
 }
 
+/*
+ * The new file in, the old one out, on the start path: exchanged, then the old one unlinked.
+ * Renaming over a file makes ext4 write the new file's data out at once (auto_da_alloc, for
+ * editors that skip fsync), 0.1 ms and more per start; an exchange does not. False when it
+ * cannot be done (no file there yet, a filesystem without RENAME_EXCHANGE): rename then.
+ */
+static bool swap_in(int dir_fd, const char *tmp, const char *name)
+{
+	if (renameat2(dir_fd, tmp, dir_fd, name, RENAME_EXCHANGE) < 0)
+		return false;
+	/* The old file, now under the temp name, which no reader opens. */
+	if (unlinkat(dir_fd, tmp, 0) == 0)
+		return true;
+	/* A directory was there: back in its place, and rename fails on it as it should. */
+	renameat2(dir_fd, tmp, dir_fd, name, RENAME_EXCHANGE);
+	return false;
+}
+
 int bundle_replace_at(int dir_fd, const char *name, const char *label, const void *buf, size_t len,
 		      const struct stat *like, unsigned flags, struct cdi_error *err)
 {
@@ -283,6 +301,8 @@ int bundle_replace_at(int dir_fd, const char *name, const char *label, const voi
 		what = "cannot write";
 		r = negative_errno();
 	}
+	if (r == 0 && !(flags & BUNDLE_WRITE_SYNC) && swap_in(dir_fd, tmp, name))
+		return 0;
 	if (r == 0 && renameat(dir_fd, tmp, dir_fd, name) < 0) {
 		what = "cannot rename the new file over it";
 		r = negative_errno();

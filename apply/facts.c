@@ -39,17 +39,23 @@ _printf_(3, 4) static int bad(struct facts_parser *p, const char *field, const c
 }
 
 /* The string at key of obj: NULL and 0 when absent and optional. */
+/* "at.key", for a message: formatted only then (the facts are read at every container start). */
+static const char *field(struct facts_parser *p, const char *at, const char *key)
+{
+	snprintf(p->field, sizeof(p->field), "%s%s%s", at, *at ? "." : "", key);
+	return p->field;
+}
+
 static int get_string(struct facts_parser *p, const json_t *obj, const char *key, bool required,
 		      const char *at, const char **ret)
 {
 	const json_t *v = json_object_get(obj, key);
 
-	snprintf(p->field, sizeof(p->field), "%s%s%s", at, *at ? "." : "", key);
 	*ret = NULL;
 	if (!v && !required)
 		return 0;
 	if (!json_is_string(v))
-		return bad(p, p->field, v ? "must be a string" : "missing");
+		return bad(p, field(p, at, key), v ? "must be a string" : "missing");
 	*ret = json_string_value(v);
 	return 0;
 }
@@ -59,12 +65,11 @@ static int get_integer(struct facts_parser *p, const json_t *obj, const char *ke
 {
 	const json_t *v = json_object_get(obj, key);
 
-	snprintf(p->field, sizeof(p->field), "%s%s%s", at, *at ? "." : "", key);
 	*ret = -1;
 	if (!v && !required)
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return bad(p, p->field, v ? "must be an integer >= 0" : "missing");
+		return bad(p, field(p, at, key), v ? "must be an integer >= 0" : "missing");
 	*ret = json_integer_value(v);
 	return 0;
 }
@@ -80,12 +85,11 @@ static int get_names(struct facts_parser *p, const json_t *obj, const char *at, 
 	*ret_n = 0;
 	if (!v)
 		return 0;
-	snprintf(p->field, sizeof(p->field), "%s.devices", at);
 	if (!json_is_array(v))
-		return bad(p, p->field, "must be an array of device names");
+		return bad(p, field(p, at, "devices"), "must be an array of device names");
 	json_array_foreach (v, i, item) {
 		if (!json_is_string(item))
-			return bad(p, p->field, "must be an array of device names");
+			return bad(p, field(p, at, "devices"), "must be an array of device names");
 		store[(*used)++] = json_string_value(item);
 	}
 	*ret_n = json_array_size(v);

@@ -41,6 +41,7 @@
 #include "macro.h"
 #include "path_clean.h"
 #include "problem.h"
+#include "spec_cache.h"
 #include "strmap.h"
 #include "strv.h"
 
@@ -373,6 +374,28 @@ static int open_entry(struct reg_state *st, const struct walk *w, const char *na
 					  : strerror(-fd));
 }
 
+/*
+ * The spec's tree from the cache cdi-generate wrote beside it, when that cache was made from
+ * this very file (spec_cache.h): 1 when the spec is kept (or failed to be), 0 to read the spec.
+ */
+static int load_cached(struct reg_state *st, struct walk *w, const char *name, const char *path,
+		       const struct stat *sb)
+{
+	_cleanup_json_ json_t *root = NULL;
+	cdi_spec *spec = NULL;
+	int r;
+
+	if (spec_cache_load_at(w->fd, name, sb, w->flags, &root) < 0)
+		return 0;
+	r = cdi_spec_new_checked(path, root, &spec);
+	if (r < 0)
+		return r;
+	w->n_read++;
+	w->bytes += (size_t)sb->st_size;
+	r = keep_spec(st, spec, w->priority);
+	return r < 0 ? r : 1;
+}
+
 /* Read and load one spec file of the walk; 1 when a cap says to stop the directory here. */
 static int load_entry(struct reg_state *st, struct walk *w, const char *name, size_t left)
 {
@@ -399,6 +422,9 @@ static int load_entry(struct reg_state *st, struct walk *w, const char *name, si
 	}
 	if (!trusted(st, path, &sb, "spec", w->flags, &r))
 		return r;
+	r = load_cached(st, w, name, path, &sb);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	r = cdi_read_fd(fd, (size_t)sb.st_size, CDI_SPEC_MAX_BYTES, &buf, &len);
 	if (r < 0) {
 		struct cdi_error rerr = CDI_ERROR_INIT;

@@ -25,6 +25,7 @@
 #include "io.h"
 #include "macro.h"
 #include "problem.h"
+#include "spec_cache.h"
 #include "spec_write.h"
 #include "strv.h"
 
@@ -59,6 +60,8 @@ struct names {
 	const char *base;
 	char *facts_base;  /* NAME.cdikit */
 	char *facts_label; /* DIR/NAME.cdikit, for messages */
+	char *cache_base;  /* NAME.cdikit-cache */
+	char *cache_label;
 };
 
 static void names_clear(struct names *n)
@@ -66,6 +69,8 @@ static void names_clear(struct names *n)
 	free(n->dir);
 	free(n->facts_base);
 	free(n->facts_label);
+	free(n->cache_base);
+	free(n->cache_label);
 }
 
 /* A path that names no file ("dir/", "..") is an error, before anything is created. */
@@ -83,7 +88,9 @@ static int names_of(const char *path, struct names *ret, struct cdi_error *err)
 	else
 		ret->dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
 	if (!ret->dir || asprintf(&ret->facts_base, "%s" FACTS_SUFFIX, base) < 0 ||
-	    asprintf(&ret->facts_label, "%s" FACTS_SUFFIX, path) < 0)
+	    asprintf(&ret->facts_label, "%s" FACTS_SUFFIX, path) < 0 ||
+	    asprintf(&ret->cache_base, "%s" CDI_SPEC_CACHE_SUFFIX, base) < 0 ||
+	    asprintf(&ret->cache_label, "%s" CDI_SPEC_CACHE_SUFFIX, path) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	return 0;
 }
@@ -167,7 +174,7 @@ static bool is_temp_of(const char *name, const char *base)
 }
 
 struct temp_match {
-	const char *bases[2];
+	const char *bases[3];
 };
 
 static bool keep_temp(const char *name, unsigned char d_type, void *userdata)
@@ -175,20 +182,23 @@ static bool keep_temp(const char *name, unsigned char d_type, void *userdata)
 	const struct temp_match *m = userdata;
 
 	(void)d_type;
-	return is_temp_of(name, m->bases[0]) || (m->bases[1] && is_temp_of(name, m->bases[1]));
+	for (size_t i = 0; i < ELEMENTSOF(m->bases); i++)
+		if (m->bases[i] && is_temp_of(name, m->bases[i]))
+			return true;
+	return false;
 }
 
 /* Temp files of ours a killed run left (we hold the lock: no live run owns one). */
-static void remove_stale_temps(struct out_dir *o, const char *base, const char *facts_base)
+static void remove_stale_temps(struct out_dir *o, const struct names *n)
 {
-	struct temp_match m = { { base, facts_base } };
-	_cleanup_strv_free_ char **names = NULL;
-	size_t n = 0;
+	struct temp_match m = { { n->base, n->facts_base, n->cache_base } };
+	_cleanup_strv_free_ char **temps = NULL;
+	size_t count = 0;
 
-	if (dir_list_fd(o->fd, keep_temp, &m, &names, &n) < 0)
+	if (dir_list_fd(o->fd, keep_temp, &m, &temps, &count) < 0)
 		return;
-	for (size_t i = 0; i < n; i++)
-		unlinkat(o->fd, names[i], 0);
+	for (size_t i = 0; i < count; i++)
+		unlinkat(o->fd, temps[i], 0);
 }
 
 /* A fresh temp file beside name, created exclusively, never through a link; problems name the
@@ -359,6 +369,65 @@ static int write_files(struct out_dir *o, const struct spec_files *f, const stru
 	return r;
 }
 
+/* Whether the cache at name is ours, 0644, and made from the spec file whose fstat is spec_st. */
+static bool cache_current(struct out_dir *o, const char *name, const struct stat *spec_st)
+{
+	_cleanup_close_ int fd = -1;
+	char head[512];
+	struct stat st;
+	ssize_t n;
+
+	fd = openat(o->fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 07777) != FILE_MODE)
+		return false;
+	n = read(fd, head, sizeof(head));
+	return n > 0 && spec_cache_describes(head, (size_t)n, spec_st);
+}
+
+/* Before anything is written: a link or anything but a regular file at the cache's place. */
+static int check_cache_place(struct out_dir *o, const struct names *n, struct cdi_error *err)
+{
+	struct stat st;
+
+	if (fstatat(o->fd, n->cache_base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode))
+		return cdi_problem_add(err, -EINVAL, n->cache_label, 0, 0, NULL,
+				       "exists and is not a regular file; refusing to replace it");
+	return 0;
+}
+
+/*
+ * The spec cache (spec_cache.h), made from the spec file as it now is on disk, after the spec:
+ * a reader that sees the new cache sees the new spec. Without a tree to cache, an old cache is
+ * removed (it would no longer describe the spec anyway). A link or anything but a regular file
+ * at its place was refused before anything was written (check_cache_place).
+ */
+static int write_cache(struct out_dir *o, const struct spec_files *f, const struct names *n,
+		       bool *changed, struct cdi_error *err)
+{
+	_cleanup_free_ char *buf = NULL;
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (!f->tree) {
+		if (unlinkat(o->fd, n->cache_base, 0) == 0)
+			*changed = true;
+		return 0;
+	}
+	if (fstatat(o->fd, n->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return cdi_problem_add(err, negative_errno(), f->path, 0, 0, NULL,
+				       "cannot stat it after writing: %s", strerror(errno));
+	if (cache_current(o, n->cache_base, &st))
+		return 0;
+	r = spec_cache_encode(f->tree, &st, &buf, &len);
+	if (r < 0)
+		return cdi_problem_add(err, r, n->cache_label, 0, 0, NULL, "cannot build it: %s",
+				       strerror(-r));
+	*changed = true;
+	return replace_file(o, n->cache_label, n->cache_base, buf, len, err);
+}
+
 int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, struct cdi_error *err)
 {
 	struct out_dir o = { .fd = -1 };
@@ -373,8 +442,12 @@ int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, st
 		r = cdi_problem_add(err, negative_errno(), n.dir, 0, 0, NULL, "cannot lock: %s",
 				    strerror(errno));
 	if (r >= 0) {
-		remove_stale_temps(&o, n.base, n.facts_base);
-		r = write_files(&o, f, &n, &changed, err);
+		remove_stale_temps(&o, &n);
+		r = check_cache_place(&o, &n, err);
+		if (r >= 0)
+			r = write_files(&o, f, &n, &changed, err);
+		if (r >= 0)
+			r = write_cache(&o, f, &n, &changed, err);
 	}
 	/* The new names are durable once the directory is. */
 	if (r >= 0 && changed && fsync(o.fd) < 0 && errno != EINVAL)

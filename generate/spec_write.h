@@ -16,6 +16,9 @@ struct spec_files {
 	size_t spec_len;
 	const char *facts; /* NULL: no facts file */
 	size_t facts_len;
+	/* The tree spec was emitted from, checked strictly, for the spec cache beside it
+	 * (NAME.cdikit-cache, spec_cache.h); NULL: no cache (an old one is removed). */
+	const json_t *tree;
 };
 
 enum spec_write_result {

@@ -21,6 +21,7 @@
 #include "macro.h"
 #include "marks.h"
 #include "problem.h"
+#include "spec_cache.h"
 
 struct cdi_spec {
 	json_t *root;
@@ -92,6 +93,11 @@ static int spec_new(const char *name, json_t *root, cdi_spec **ret)
 	}
 	*ret = TAKE_PTR(spec);
 	return 0;
+}
+
+int cdi_spec_new_checked(const char *name, json_t *root, cdi_spec **ret)
+{
+	return spec_new(name, root, ret);
 }
 
 /*

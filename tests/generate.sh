@@ -208,10 +208,10 @@ grep -q 'does not exist' "$tmp/check.out" || die "--check missing: $(cat "$tmp/c
 [ "$(cat "$tmp/err")" = "cdi-generate: wrote $spec and its facts file: 34 devices, 31 device nodes, 210 mounts" ] ||
 	die "summary: $(cat "$tmp/err")"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "--output FILE differs from --output -"
-for f in "$spec" "$facts"; do
+for f in "$spec" "$facts" "$spec.cdikit-cache"; do
 	[ "$(stat -c '%a %u' "$f")" = "644 0" ] || die "$f: mode/owner $(stat -c '%a %u' "$f"), want 644 0"
 done
-ls -A "$tmp/etc/cdi" | grep -qvE '^nvidia\.yaml(\.cdikit)?$' && die "left-over files in $tmp/etc/cdi: $(ls -A "$tmp/etc/cdi")"
+ls -A "$tmp/etc/cdi" | grep -qvE '^nvidia\.yaml(\.cdikit|\.cdikit-cache)?$' && die "left-over files in $tmp/etc/cdi: $(ls -A "$tmp/etc/cdi")"
 # The facts file (FACTS.md): GPUs with the spec's names, driver facts, capabilities.
 jq -e --arg v 550.54.15 '
 	.cdikitFacts == 1 and .kind == "nvidia.com/gpu" and .driver.version == $v and .driver.cuda == "12.4"
@@ -480,7 +480,7 @@ done
 wait "$writers"
 [ "$torn" -eq 0 ] || die "$torn of $reads reads saw a spec that is neither whole one"
 [ "$reads" -gt 0 ] || die "the reader never read"
-[ "$(ls -A "$cd2" | tr '\n' ' ')" = "nvidia.yaml nvidia.yaml.cdikit " ] || die "left in the directory: $(ls -A "$cd2")"
+[ "$(ls -A "$cd2" | tr '\n' ' ')" = "nvidia.yaml nvidia.yaml.cdikit nvidia.yaml.cdikit-cache " ] || die "left in the directory: $(ls -A "$cd2")"
 ok "80 concurrent runs into one directory: $reads reads, all whole; no temp file left"
 
 # ---------------------------------------------------------------- formats, options, habits
