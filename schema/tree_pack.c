@@ -122,8 +122,7 @@ static int pack(struct out *o, const json_t *v, unsigned depth)
 		r = put(o, &tag, 1);
 		if (r >= 0)
 			r = put_u32(o, json_object_size(v));
-		json_object_keylen_foreach_safe((json_t *)v, tmp, key, klen, e)
-		{
+		json_object_keylen_foreach_safe ((json_t *)v, tmp, key, klen, e) {
 			if (r >= 0 && memchr(key, '\0', klen))
 				r = -EINVAL; /* as tree_unpack() refuses it */
 			if (r >= 0)
