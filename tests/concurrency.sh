@@ -5,7 +5,8 @@
 #   1. two cdi-generate (two hosts, so two different specs) write into one directory at once,
 #      a few hundred rounds: both succeed, and the directory then holds exactly what one of
 #      them alone would have written (the spec and whatever files go with it, from the same
-#      run: never one's spec beside the other's companion files), and no temp file;
+#      run: never one's spec beside the other's companion files; the spec cache made from that
+#      very spec file), and no temp file;
 #   2. cdi-apply injects a device while cdi-generate keeps replacing the spec it reads: every
 #      injection succeeds (no spurious "unresolvable CDI devices") and its result is exactly
 #      the result for the old or for the new spec, never a torn or half-read one; no temp
@@ -35,14 +36,33 @@ make_host single "$tmp/host2" --driver 555.42.02
 # What a directory holds, a lock file aside (a writer may keep one there by design): the names
 # (hidden ones included: a temp file left behind is a difference), then every file's bytes. One
 # process per call, as this runs hundreds of times.
+# The spec cache (NAME.yaml.cdikit-cache) counts by its packed tree, after its 80-byte header,
+# and only when that header names the spec file beside it (inode, size, times): a cache left
+# from the other run is a difference.
 shopt -s nullglob dotglob
+cache_bytes() { # cache spec
+	python3 - "$1" "$2" <<'PY'
+import os, struct, sys
+data = open(sys.argv[1], "rb").read()
+st = os.stat(sys.argv[2])
+want = (st.st_dev, st.st_ino, st.st_size, int(st.st_mtime_ns // 10**9), st.st_mtime_ns % 10**9,
+        int(st.st_ctime_ns // 10**9), st.st_ctime_ns % 10**9)
+have = struct.unpack_from("<7Q", data, 16)
+sys.stdout.buffer.write(data[80:] if have == want else b"a cache of another spec file\n")
+PY
+}
 contents() { # dir
 	local f files=()
 	for f in "$1"/*; do
 		[[ $f == *.lock ]] || files+=("$f")
 	done
 	printf '%s\n' "${files[@]##*/}"
-	[ ${#files[@]} -eq 0 ] || cat "${files[@]}"
+	for f in "${files[@]}"; do
+		case $f in
+		*.cdikit-cache) cache_bytes "$f" "${f%.cdikit-cache}" ;;
+		*) cat "$f" ;;
+		esac
+	done
 }
 
 # ---- 1. two generators, one directory -----------------------------------------------------
