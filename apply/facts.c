@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "oci_config.h"
 #include "problem.h"
+#include "spec_cache.h"
 
 static const char *const capability_names[] = {
 	"utility", "compute", "video", "graphics", "display", "ngx",
@@ -250,8 +251,9 @@ void cdi_facts_free(struct cdi_facts *f)
 	free(f);
 }
 
-int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_facts **ret,
-		    struct cdi_error *err)
+/* The facts of the tree root (taken), which came from name. */
+static int facts_of_tree(const char *name, json_t *root, struct cdi_facts **ret,
+			 struct cdi_error *err)
 {
 	struct facts_parser p = { .name = name, .err = err };
 	struct cdi_facts *f;
@@ -260,23 +262,10 @@ int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_fa
 	f = calloc(1, sizeof(*f));
 	if (!f || !(f->path = strdup(name))) {
 		free(f);
+		json_decref(root);
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	}
-	/* Read at every container start: the config reader, a quarter of json_loadb's cost (it
-	 * wants an object at the top, which a facts file is too). */
-	size_t i = 0;
-	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
-		i++;
-	if (i == len || buf[i] != '{') {
-		cdi_facts_free(f);
-		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
-				       "not a cdikit facts file (a JSON object)");
-	}
-	r = oci_config_parse(name, buf, len, &f->root, err);
-	if (r < 0) {
-		cdi_facts_free(f);
-		return r;
-	}
+	f->root = root;
 	r = parse_tree(&p, f);
 	if (r < 0) {
 		cdi_facts_free(f);
@@ -284,6 +273,26 @@ int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_fa
 	}
 	*ret = f;
 	return 0;
+}
+
+int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_facts **ret,
+		    struct cdi_error *err)
+{
+	json_t *root;
+	size_t i = 0;
+	int r;
+
+	/* Read at every container start: the config reader, a quarter of json_loadb's cost (it
+	 * wants an object at the top, which a facts file is too). */
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	if (i == len || buf[i] != '{')
+		return cdi_problem_add(err, -EINVAL, name, 0, 0, NULL,
+				       "not a cdikit facts file (a JSON object)");
+	r = oci_config_parse(name, buf, len, &root, err);
+	if (r < 0)
+		return r;
+	return facts_of_tree(name, root, ret, err);
 }
 
 int cdi_facts_load(const char *path, struct cdi_facts **ret, struct cdi_error *err)
@@ -303,8 +312,14 @@ int cdi_facts_load_for_spec(const char *spec_path, struct cdi_facts **ret, struc
 {
 	_cleanup_free_ char *path = NULL;
 
+	json_t *root;
+
 	if (asprintf(&path, "%s" CDI_FACTS_SUFFIX, spec_path) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
+	/* The tree cdi-generate cached beside the spec, while the facts file is the one it was
+	 * made from (spec_cache.h); its checks below are the same. */
+	if (spec_cache_load_facts(spec_path, path, &root) == 0)
+		return facts_of_tree(path, root, ret, err);
 	return cdi_facts_load(path, ret, err);
 }
 

@@ -607,6 +607,7 @@ static int run(const struct args *a, const struct gen_host *host)
 		f.spec = buf;
 		f.facts = facts_buf;
 		f.tree = res.spec; /* spec_build() checked it strictly */
+		f.facts_tree = facts;
 		status = ld.path ? lib_dir_output(a, &ld) : 0;
 		if (status == 0)
 			status = output(a, &res, &f);

@@ -369,11 +369,13 @@ static int write_files(struct out_dir *o, const struct spec_files *f, const stru
 	return r;
 }
 
-/* Whether the cache at name is ours, 0644, and made from the spec file whose fstat is spec_st. */
-static bool cache_current(struct out_dir *o, const char *name, const struct stat *spec_st)
+/* Whether the cache at name is ours, 0644, and made from the files whose fstat are spec_st and
+ * facts_st (NULL: no facts). */
+static bool cache_current(struct out_dir *o, const char *name, const struct stat *spec_st,
+			  const struct stat *facts_st)
 {
 	_cleanup_close_ int fd = -1;
-	char head[512];
+	char head[SPEC_CACHE_HEADER_BYTES];
 	struct stat st;
 	ssize_t n;
 
@@ -382,7 +384,7 @@ static bool cache_current(struct out_dir *o, const char *name, const struct stat
 	    (st.st_mode & 07777) != FILE_MODE)
 		return false;
 	n = read(fd, head, sizeof(head));
-	return n > 0 && spec_cache_describes(head, (size_t)n, spec_st);
+	return n > 0 && spec_cache_describes(head, (size_t)n, spec_st, facts_st);
 }
 
 /* Before anything is written: a link or anything but a regular file at the cache's place. */
@@ -405,8 +407,10 @@ static int check_cache_place(struct out_dir *o, const struct names *n, struct cd
 static int write_cache(struct out_dir *o, const struct spec_files *f, const struct names *n,
 		       bool *changed, struct cdi_error *err)
 {
+	/* The facts' tree only with the facts file it was written as. */
+	const json_t *facts = f->facts ? f->facts_tree : NULL;
 	_cleanup_free_ char *buf = NULL;
-	struct stat st;
+	struct stat st, fst;
 	size_t len;
 	int r;
 
@@ -418,9 +422,12 @@ static int write_cache(struct out_dir *o, const struct spec_files *f, const stru
 	if (fstatat(o->fd, n->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return cdi_problem_add(err, negative_errno(), f->path, 0, 0, NULL,
 				       "cannot stat it after writing: %s", strerror(errno));
-	if (cache_current(o, n->cache_base, &st))
+	if (facts && fstatat(o->fd, n->facts_base, &fst, AT_SYMLINK_NOFOLLOW) < 0)
+		return cdi_problem_add(err, negative_errno(), n->facts_label, 0, 0, NULL,
+				       "cannot stat it after writing: %s", strerror(errno));
+	if (cache_current(o, n->cache_base, &st, facts ? &fst : NULL))
 		return 0;
-	r = spec_cache_encode(f->tree, &st, &buf, &len);
+	r = spec_cache_encode(f->tree, &st, facts, &fst, &buf, &len);
 	if (r < 0)
 		return cdi_problem_add(err, r, n->cache_label, 0, 0, NULL, "cannot build it: %s",
 				       strerror(-r));

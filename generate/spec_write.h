@@ -19,6 +19,7 @@ struct spec_files {
 	/* The tree spec was emitted from, checked strictly, for the spec cache beside it
 	 * (NAME.cdikit-cache, spec_cache.h); NULL: no cache (an old one is removed). */
 	const json_t *tree;
+	const json_t *facts_tree; /* the tree facts was emitted from, for the cache too */
 };
 
 enum spec_write_result {

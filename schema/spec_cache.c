@@ -1,16 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The cache file: a fixed header, then the packed tree.
- *   magic     8 bytes "cdikit\0c"
- *   version   u32, CACHE_VERSION: another one is ignored (and rewritten by cdi-generate)
- *   flags     u32, CACHE_STRICT: the tree passed the strict check
- *   identity  7 x u64 of the spec file: st_dev, st_ino, st_size, st_mtim (s, ns), st_ctim (s, ns)
- *   length    u64, of the packed tree that follows, to the end of the file
+ * The cache file: a fixed header, then the packed trees.
+ *   magic      8 bytes "cdikit\0c"
+ *   version    u32, CACHE_VERSION: another one is ignored (and rewritten by cdi-generate)
+ *   flags      u32, CACHE_STRICT: the spec's tree passed the strict check
+ *   spec id    7 x u64 of the spec file: st_dev, st_ino, st_size, st_mtim (s, ns), st_ctim (s, ns)
+ *   facts id   the same of the facts file; all zero: no facts tree
+ *   spec len   u64, the packed spec tree's bytes, right after the header
+ *   facts len  u64, the packed facts tree's, after the spec's, to the end of the file
  * Numbers are little endian.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,13 +24,22 @@
 #include "tree_pack.h"
 
 #define CACHE_MAGIC "cdikit\0c"
-#define CACHE_VERSION 1u
+#define CACHE_VERSION 2u
 #define CACHE_STRICT 1u
-#define IDENTITY_WORDS 7
-#define HEADER_BYTES (8 + 4 + 4 + 8 * IDENTITY_WORDS + 8)
+#define ID_WORDS 7
+#define OFF_FLAGS 12
+#define OFF_SPEC_ID 16
+#define OFF_FACTS_ID (OFF_SPEC_ID + 8 * ID_WORDS)
+#define OFF_SPEC_LEN (OFF_FACTS_ID + 8 * ID_WORDS)
+#define OFF_FACTS_LEN (OFF_SPEC_LEN + 8)
+#define HEADER_BYTES (OFF_FACTS_LEN + 8)
+_Static_assert(HEADER_BYTES == SPEC_CACHE_HEADER_BYTES, "the header's size");
 
-static void identity_of(const struct stat *st, uint64_t id[IDENTITY_WORDS])
+static void identity_of(const struct stat *st, uint64_t id[ID_WORDS])
 {
+	memset(id, 0, ID_WORDS * sizeof(*id));
+	if (!st)
+		return;
 	id[0] = (uint64_t)st->st_dev;
 	id[1] = (uint64_t)st->st_ino;
 	id[2] = (uint64_t)st->st_size;
@@ -52,77 +64,153 @@ static uint64_t le_get(const unsigned char *p, int bytes)
 	return v;
 }
 
-int spec_cache_encode(const json_t *spec, const struct stat *spec_st, char **ret, size_t *ret_len)
+static void put_identity(unsigned char *p, const struct stat *st)
+{
+	uint64_t id[ID_WORDS];
+
+	identity_of(st, id);
+	for (int i = 0; i < ID_WORDS; i++)
+		le_put(p + 8 * i, id[i], 8);
+}
+
+static bool same_identity(const unsigned char *p, const struct stat *st)
+{
+	uint64_t id[ID_WORDS];
+
+	identity_of(st, id);
+	for (int i = 0; i < ID_WORDS; i++)
+		if (le_get(p + 8 * i, 8) != id[i])
+			return false;
+	return true;
+}
+
+int spec_cache_encode(const json_t *spec, const struct stat *spec_st, const json_t *facts,
+		      const struct stat *facts_st, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = malloc(HEADER_BYTES);
-	size_t len = HEADER_BYTES, cap = HEADER_BYTES;
-	uint64_t id[IDENTITY_WORDS];
+	size_t len = HEADER_BYTES, cap = HEADER_BYTES, spec_end;
 	unsigned char *h;
 	int r;
 
 	if (!buf)
 		return -ENOMEM;
 	r = tree_pack(spec, &buf, &len, &cap);
+	spec_end = len;
+	if (r >= 0 && facts)
+		r = tree_pack(facts, &buf, &len, &cap);
 	if (r < 0)
 		return r;
 	h = (unsigned char *)buf;
 	memcpy(h, CACHE_MAGIC, 8);
 	le_put(h + 8, CACHE_VERSION, 4);
-	le_put(h + 12, CACHE_STRICT, 4);
-	identity_of(spec_st, id);
-	for (int i = 0; i < IDENTITY_WORDS; i++)
-		le_put(h + 16 + 8 * i, id[i], 8);
-	le_put(h + 16 + 8 * IDENTITY_WORDS, len - HEADER_BYTES, 8);
+	le_put(h + OFF_FLAGS, CACHE_STRICT, 4);
+	put_identity(h + OFF_SPEC_ID, spec_st);
+	put_identity(h + OFF_FACTS_ID, facts ? facts_st : NULL);
+	le_put(h + OFF_SPEC_LEN, spec_end - HEADER_BYTES, 8);
+	le_put(h + OFF_FACTS_LEN, len - spec_end, 8);
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
 	return 0;
 }
 
-bool spec_cache_describes(const void *buf, size_t len, const struct stat *spec_st)
+static bool header_ok(const unsigned char *h, size_t len)
+{
+	return len >= HEADER_BYTES && memcmp(h, CACHE_MAGIC, 8) == 0 &&
+	       le_get(h + 8, 4) == CACHE_VERSION;
+}
+
+bool spec_cache_describes(const void *buf, size_t len, const struct stat *spec_st,
+			  const struct stat *facts_st)
 {
 	const unsigned char *h = buf;
-	uint64_t id[IDENTITY_WORDS];
 
-	if (len < HEADER_BYTES || memcmp(h, CACHE_MAGIC, 8) != 0 ||
-	    le_get(h + 8, 4) != CACHE_VERSION)
-		return false;
-	identity_of(spec_st, id);
-	for (int i = 0; i < IDENTITY_WORDS; i++)
-		if (le_get(h + 16 + 8 * i, 8) != id[i])
-			return false;
-	return true;
+	return header_ok(h, len) && same_identity(h + OFF_SPEC_ID, spec_st) &&
+	       same_identity(h + OFF_FACTS_ID, facts_st);
+}
+
+/* The cache beside name (relative to dirfd), if it is as trusted as a file of owner uid: its fd
+ * and its header, or -errno. */
+static int open_cache(int dirfd, const char *name, uid_t uid, unsigned char header[HEADER_BYTES],
+		      struct stat *ret_st)
+{
+	_cleanup_free_ char *cache = NULL;
+	_cleanup_close_ int fd = -1;
+
+	if (asprintf(&cache, "%s" CDI_SPEC_CACHE_SUFFIX, name) < 0)
+		return -ENOMEM;
+	fd = cdi_open_regular_at(dirfd, cache, O_NOFOLLOW, ret_st);
+	if (fd < 0)
+		return fd;
+	/* As trusted as the file it stands for, or not used: a user who may write the cache but not
+	 * the spec must not be able to change what the spec says. */
+	if (ret_st->st_uid != uid || (ret_st->st_mode & 022))
+		return -EPERM;
+	if (pread(fd, header, HEADER_BYTES, 0) != HEADER_BYTES || !header_ok(header, HEADER_BYTES))
+		return -ESTALE;
+	return TAKE_FD(fd);
+}
+
+/* The packed tree of len bytes at off in the cache fd: the cache's size must end at end. */
+static int unpack_at(int fd, uint64_t off, uint64_t len, json_t **ret)
+{
+	_cleanup_free_ char *buf = NULL;
+
+	/* The packed tree is about as long as the file's text; a cache far beyond is not one. */
+	if (len > 2 * CDI_SPEC_MAX_BYTES)
+		return -EINVAL;
+	buf = malloc(len ? len : 1);
+	if (!buf)
+		return -ENOMEM;
+	if (pread(fd, buf, len, (off_t)off) != (ssize_t)len)
+		return -EINVAL;
+	return tree_unpack(buf, len, ret);
 }
 
 int spec_cache_load_at(int dirfd, const char *spec_name, const struct stat *spec_st,
 		       unsigned load_flags, json_t **ret)
 {
-	_cleanup_free_ char *name = NULL, *buf = NULL;
+	unsigned char h[HEADER_BYTES];
 	_cleanup_close_ int fd = -1;
-	const unsigned char *h;
+	uint64_t spec_len, facts_len;
 	struct stat st;
-	size_t len;
-	int r;
 
 	*ret = NULL;
-	if (asprintf(&name, "%s" CDI_SPEC_CACHE_SUFFIX, spec_name) < 0)
-		return -ENOMEM;
-	fd = cdi_open_regular_at(dirfd, name, O_NOFOLLOW, &st);
+	fd = open_cache(dirfd, spec_name, spec_st->st_uid, h, &st);
 	if (fd < 0)
 		return fd;
-	/* As trusted as the spec, or not used: a user who may write the cache but not the spec
-	 * must not be able to change what the spec says. */
-	if (st.st_uid != spec_st->st_uid || (st.st_mode & 022))
-		return -EPERM;
-	/* The packed tree is about as long as the spec's text; a cache far beyond is not one. */
-	r = cdi_read_fd(fd, (size_t)st.st_size, 2 * CDI_SPEC_MAX_BYTES, &buf, &len);
-	if (r < 0)
-		return r;
-	if (!spec_cache_describes(buf, len, spec_st))
+	if (!same_identity(h + OFF_SPEC_ID, spec_st))
 		return -ESTALE;
-	h = (const unsigned char *)buf;
-	if ((load_flags & CDI_LOAD_STRICT) && !(le_get(h + 12, 4) & CACHE_STRICT))
+	if ((load_flags & CDI_LOAD_STRICT) && !(le_get(h + OFF_FLAGS, 4) & CACHE_STRICT))
 		return -ESTALE;
-	if (le_get(h + 16 + 8 * IDENTITY_WORDS, 8) != len - HEADER_BYTES)
+	spec_len = le_get(h + OFF_SPEC_LEN, 8);
+	facts_len = le_get(h + OFF_FACTS_LEN, 8);
+	if (spec_len > (uint64_t)st.st_size || facts_len > (uint64_t)st.st_size ||
+	    HEADER_BYTES + spec_len + facts_len != (uint64_t)st.st_size)
 		return -EINVAL;
-	return tree_unpack(buf + HEADER_BYTES, len - HEADER_BYTES, ret);
+	return unpack_at(fd, HEADER_BYTES, spec_len, ret);
+}
+
+int spec_cache_load_facts(const char *spec_path, const char *facts_path, json_t **ret)
+{
+	unsigned char h[HEADER_BYTES];
+	_cleanup_close_ int fd = -1;
+	uint64_t spec_len, facts_len;
+	struct stat fst, st;
+
+	*ret = NULL;
+	if (lstat(facts_path, &fst) < 0)
+		return -errno;
+	if (!S_ISREG(fst.st_mode))
+		return -EINVAL;
+	fd = open_cache(AT_FDCWD, spec_path, fst.st_uid, h, &st);
+	if (fd < 0)
+		return fd;
+	if (!same_identity(h + OFF_FACTS_ID, &fst))
+		return -ESTALE;
+	spec_len = le_get(h + OFF_SPEC_LEN, 8);
+	facts_len = le_get(h + OFF_FACTS_LEN, 8);
+	if (spec_len > (uint64_t)st.st_size || facts_len > (uint64_t)st.st_size ||
+	    HEADER_BYTES + spec_len + facts_len != (uint64_t)st.st_size)
+		return -EINVAL;
+	return unpack_at(fd, HEADER_BYTES + spec_len, facts_len, ret);
 }

@@ -34,24 +34,24 @@ size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *ret_cp)
 bool utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, n;
 	uint32_t cp;
+	uint64_t w;
 
-	for (size_t i = 0; i < len;) {
-		size_t n;
-		uint64_t w;
-
-		/* Eight ASCII bytes at a time: paths and names are nearly always ASCII. */
-		if (len - i >= 8 && (memcpy(&w, p + i, 8), !(w & 0x8080808080808080ull))) {
+	for (;;) {
+		/* ASCII runs, eight bytes a step then one: paths and names are nearly always ASCII.
+		 */
+		while (len - i >= 8 && (memcpy(&w, p + i, 8), !(w & 0x8080808080808080ull)))
 			i += 8;
-			continue;
-		}
-		n = p[i] < 0x80 ? 1 : utf8_decode(p + i, len - i, &cp);
-
+		while (i < len && p[i] < 0x80)
+			i++;
+		if (i == len)
+			return true;
+		n = utf8_decode(p + i, len - i, &cp);
 		if (n == 0)
 			return false;
 		i += n;
 	}
-	return true;
 }
 
 size_t utf8_put(char *out, uint32_t cp)

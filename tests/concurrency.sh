@@ -36,19 +36,21 @@ make_host single "$tmp/host2" --driver 555.42.02
 # What a directory holds, a lock file aside (a writer may keep one there by design): the names
 # (hidden ones included: a temp file left behind is a difference), then every file's bytes. One
 # process per call, as this runs hundreds of times.
-# The spec cache (NAME.yaml.cdikit-cache) counts by its packed tree, after its 80-byte header,
-# and only when that header names the spec file beside it (inode, size, times): a cache left
-# from the other run is a difference.
+# The spec cache (NAME.yaml.cdikit-cache) counts by its packed trees, after its 144-byte header,
+# and only when that header names the spec and facts files beside it (inode, size, times): a
+# cache left from the other run is a difference.
 shopt -s nullglob dotglob
 cache_bytes() { # cache spec
 	python3 - "$1" "$2" <<'PY'
 import os, struct, sys
 data = open(sys.argv[1], "rb").read()
-st = os.stat(sys.argv[2])
-want = (st.st_dev, st.st_ino, st.st_size, int(st.st_mtime_ns // 10**9), st.st_mtime_ns % 10**9,
-        int(st.st_ctime_ns // 10**9), st.st_ctime_ns % 10**9)
-have = struct.unpack_from("<7Q", data, 16)
-sys.stdout.buffer.write(data[80:] if have == want else b"a cache of another spec file\n")
+def ident(path):
+    st = os.stat(path)
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns // 10**9, st.st_mtime_ns % 10**9,
+            st.st_ctime_ns // 10**9, st.st_ctime_ns % 10**9)
+ok = struct.unpack_from("<7Q", data, 16) == ident(sys.argv[2]) and \
+     struct.unpack_from("<7Q", data, 72) == ident(sys.argv[2] + ".cdikit")
+sys.stdout.buffer.write(data[144:] if ok else b"a cache of other files\n")
 PY
 }
 contents() { # dir

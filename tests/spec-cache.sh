@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The spec cache cdi-generate writes beside the spec (NAME.yaml.cdikit-cache, schema/spec_cache.h)
-# on simulated hosts, against the spec it stands for:
+# on simulated hosts, against the spec and the facts file it stands for:
+#   - its trees, decoded by a reader of its own (tests/lib/spec-cache-decode.py), are the spec's
+#     (as --format json writes it) and the facts file's;
 #   - differential: every device of several topologies injected by cdi-apply gives the same
 #     config.json with the cache as with the spec alone (the cache deleted), and so does
 #     cdi-runtime on a Docker --gpus config;
@@ -45,6 +47,13 @@ for topo in dgx-mig single dgx-nvswitch workstation; do
 	"$G" -q --root "$h" --output "$d/nvidia.yaml" || die "cdi-generate $topo failed"
 	c=$d/nvidia.yaml.cdikit-cache
 	[ -f "$c" ] && [ "$(stat -c '%a %u' "$c")" = "644 0" ] || die "$topo: no cache, or not root's 0644"
+	# The trees, decoded by a reader of the format of its own: the spec's as --format json
+	# writes it, the facts' as the facts file says.
+	python3 tests/lib/spec-cache-decode.py "$c" spec >"$tmp/cached-spec.json" || die "$topo: the cache's spec tree does not decode"
+	"$G" -q --root "$h" --format json --output - | jq -S -c . >"$tmp/want-spec.json"
+	jq -S -c . "$tmp/cached-spec.json" | cmp -s - "$tmp/want-spec.json" || die "$topo: the cached spec tree is not the spec"
+	python3 tests/lib/spec-cache-decode.py "$c" facts | jq -S -c . >"$tmp/cached-facts.json" || die "$topo: the cache's facts tree does not decode"
+	jq -S -c . "$d/nvidia.yaml.cdikit" | cmp -s - "$tmp/cached-facts.json" || die "$topo: the cached facts tree is not the facts file"
 	n=0
 	for dev in $("$A" --spec-dir "$d" --list | awk '$1 ~ /^nvidia.com\// { print $1 }'); do
 		same_output "$d" "$dev"

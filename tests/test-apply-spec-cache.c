@@ -2,9 +2,9 @@
 /*
  * The spec cache (schema/spec_cache.c, schema/tree_pack.c): the packed tree is the tree, a
  * damaged one is refused whole, and the registry takes a spec's tree from its cache only when
- * the cache was made from that very file and is as trusted as the spec. To tell which was
- * used, the cache holds a tree that differs from the spec's text (device "cached" instead of
- * "real").
+ * the cache was made from that very file and is as trusted as the spec, and the facts reader
+ * the same for the facts file. To tell which was used, the cache holds trees that differ from
+ * the files' text (device "cached" instead of "real", driver "from-cache").
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,6 +20,7 @@
 #include <cdi/registry.h>
 #include <cdi/spec.h>
 
+#include "../apply/facts.h"
 #include "spec_cache.h"
 #include "tree_pack.h"
 
@@ -179,7 +180,7 @@ static void spec_and_cache(const char *alt_name)
 	cr_assert_eq(mkdir(at("cdi"), 0755), 0);
 	write_file("cdi/dev.yaml", spec_text, strlen(spec_text), 0644);
 	cr_assert_eq(stat(at("cdi/dev.yaml"), &st), 0);
-	cr_assert_eq(spec_cache_encode(alt, &st, &buf, &len), 0);
+	cr_assert_eq(spec_cache_encode(alt, &st, NULL, NULL, &buf, &len), 0);
 	write_file("cdi/dev.yaml" CDI_SPEC_CACHE_SUFFIX, buf, len, 0644);
 	json_decref(alt);
 	free(buf);
@@ -279,4 +280,87 @@ Test(spec_cache, a_cache_checked_only_leniently_is_not_used_under_strict)
 	write_file("cdi/dev.yaml" CDI_SPEC_CACHE_SUFFIX, buf, len, 0644);
 	cr_assert_str_eq(seen(0), "cached");
 	cr_assert_str_eq(seen(CDI_LOAD_STRICT), "real");
+}
+
+/* ---- the facts file and the cache -------------------------------------------------------- */
+
+static const char facts_text[] = "{\"cdikitFacts\": 1, \"kind\": \"vendor.com/dev\", "
+				 "\"driver\": {\"version\": \"from-file\"}, \"gpus\": []}\n";
+
+/* dev.yaml and dev.yaml.cdikit, and a cache of both whose facts say driver "from-cache". */
+static void facts_and_cache(void)
+{
+	json_t *spec = json_pack("{s:s, s:s, s:[{s:s, s:{s:[s]}}]}", "cdiVersion", "0.5.0", "kind",
+				 "vendor.com/dev", "devices", "name", "real", "containerEdits",
+				 "env", "FROM=spec");
+	json_t *facts = json_pack("{s:i, s:s, s:{s:s}, s:[]}", "cdikitFacts", 1, "kind",
+				  "vendor.com/dev", "driver", "version", "from-cache", "gpus");
+	struct stat st, fst;
+	char *buf;
+	size_t len;
+
+	cr_assert_eq(mkdir(at("cdi"), 0755), 0);
+	write_file("cdi/dev.yaml", spec_text, strlen(spec_text), 0644);
+	write_file("cdi/dev.yaml.cdikit", facts_text, strlen(facts_text), 0644);
+	cr_assert_eq(stat(at("cdi/dev.yaml"), &st), 0);
+	cr_assert_eq(stat(at("cdi/dev.yaml.cdikit"), &fst), 0);
+	cr_assert_eq(spec_cache_encode(spec, &st, facts, &fst, &buf, &len), 0);
+	write_file("cdi/dev.yaml" CDI_SPEC_CACHE_SUFFIX, buf, len, 0644);
+	json_decref(spec);
+	json_decref(facts);
+	free(buf);
+}
+
+/* The driver version the facts of cdi/dev.yaml say. */
+static char *facts_driver(void)
+{
+	struct cdi_error err = { 0 };
+	struct cdi_facts *f = NULL;
+	char *v;
+
+	cr_assert_eq(cdi_facts_load_for_spec(at("cdi/dev.yaml"), &f, &err), 0, "%s",
+		     cdi_error_message(&err));
+	v = strdup(f->driver_version);
+	cdi_facts_free(f);
+	return v;
+}
+
+static void assert_facts_from(const char *want)
+{
+	char *got = facts_driver();
+
+	cr_assert_str_eq(got, want);
+	free(got);
+}
+
+Test(spec_cache, facts_come_from_the_cache_of_that_very_facts_file)
+{
+	struct timespec times[2];
+	struct stat st;
+
+	facts_and_cache();
+	assert_facts_from("from-cache");
+	/* Rewritten in place, same size, mtime put back: the file is read. */
+	cr_assert_eq(stat(at("cdi/dev.yaml.cdikit"), &st), 0);
+	usleep(20 * 1000);
+	write_file("cdi/dev.yaml.cdikit", facts_text, strlen(facts_text), 0644);
+	times[0] = st.st_atim;
+	times[1] = st.st_mtim;
+	cr_assert_eq(utimensat(AT_FDCWD, at("cdi/dev.yaml.cdikit"), times, 0), 0);
+	assert_facts_from("from-file");
+}
+
+Test(spec_cache, facts_of_a_cache_others_may_write_are_not_used)
+{
+	facts_and_cache();
+	cr_assert_eq(chmod(at("cdi/dev.yaml" CDI_SPEC_CACHE_SUFFIX), 0646), 0);
+	assert_facts_from("from-file");
+}
+
+Test(spec_cache, a_linked_facts_file_is_read_by_its_own_rules)
+{
+	facts_and_cache();
+	cr_assert_eq(rename(at("cdi/dev.yaml.cdikit"), at("facts")), 0);
+	cr_assert_eq(symlink(at("facts"), at("cdi/dev.yaml.cdikit")), 0);
+	assert_facts_from("from-file");
 }

@@ -188,6 +188,52 @@ Test(utf8, rejects_malformed)
 	cr_assert_not(utf8_valid("caf\xc3\xa9", 4));
 }
 
+/* One byte at a time, as utf8_valid() was before its ASCII steps: the reference below. */
+static bool utf8_valid_bytewise(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	uint32_t cp;
+
+	for (size_t i = 0; i < len;) {
+		size_t n = p[i] < 0x80 ? 1 : utf8_decode(p + i, len - i, &cp);
+
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
+}
+
+/* The eight-byte ASCII steps against the reference: good and bad sequences at every offset. */
+Test(utf8, ascii_steps_agree_with_bytewise)
+{
+	static const char *const pieces[] = {
+		"a",	"path/", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80",
+		"\x80", "\xc3",	 "\xff",     "\xed\xa0\x80", "0123456789abcdef"
+	};
+	unsigned seed = 12345;
+	char buf[128];
+
+	for (int round = 0; round < 200000; round++) {
+		size_t len = 0, k = (seed = seed * 1103515245u + 12345u) >> 16 & 7;
+		int bad_only_late = round & 1;
+
+		for (size_t j = 0; j <= k; j++) {
+			size_t pick = (seed = seed * 1103515245u + 12345u) >> 16;
+			const char *piece =
+				pieces[pick % (bad_only_late && j < k ? 5 : ELEMENTSOF(pieces))];
+			size_t n = strlen(piece);
+
+			if (len + n > sizeof(buf))
+				break;
+			memcpy(buf + len, piece, n);
+			len += n;
+		}
+		cr_assert_eq(utf8_valid(buf, len), utf8_valid_bytewise(buf, len),
+			     "round %d, %zu bytes", round, len);
+	}
+}
+
 /* Every code point written and read back: the encoder and the decoder agree, in 1 to 4 bytes. */
 Test(utf8, put_and_decode_round_trip)
 {
