@@ -129,6 +129,24 @@ matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" --quiet --root "$tmp/host"
 under_fault "cdi-generate: old spec unreadable" "$out" "$out/nvidia.yaml" fail read EIO \
 	CDIKIT_FAULT_PATH="$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
 
+# The spec cache alone cannot be written (the spec and the facts file already were): the run
+# fails with one line naming the cache, the spec is the new one, no temp file is left, and the
+# old cache (of the old spec, whose devices had UUID names) is not what readers get.
+c=$tmp/gen-cache
+mkdir -p "$c"
+"$G" -q --root "$tmp/host" --device-name-strategy uuid --output "$c/nvidia.yaml" || die "cdi-generate (uuid names) failed"
+env LD_PRELOAD="$SHIM" CDIKIT_FAULT=write CDIKIT_FAULT_ERRNO=ENOSPC CDIKIT_FAULT_LOG="$tmp/cache-fault.log" \
+	CDIKIT_FAULT_PATH="$c/.nvidia.yaml.cdikit-cache.*" "$G" -q --root "$tmp/host" --output "$c/nvidia.yaml" 2>"$tmp/cache-err" &&
+	die "cdi-generate: exit 0 though the spec cache could not be written"
+[ -s "$tmp/cache-fault.log" ] || die "cdi-generate: the cache's write never failed"
+[ "$(wc -l <"$tmp/cache-err")" -eq 1 ] && grep -qF "$c/nvidia.yaml.cdikit-cache" "$tmp/cache-err" ||
+	die "cdi-generate: not one line naming the cache: $(cat "$tmp/cache-err")"
+cmp -s "$c/nvidia.yaml" "$tmp/expected" || die "cdi-generate: the spec is not the new one"
+find "$c" -name '*.tmp' | grep -q . && die "cdi-generate: a temp file is left: $(find "$c" -name '*.tmp')"
+"$A" --spec-dir "$c" --config tests/corpus/inject/nvidia-like/config.json --output /dev/null nvidia.com/gpu=0 2>"$tmp/err" ||
+	die "cdi-apply after a failed cache write: $(cat "$tmp/err")"
+ok "cdi-generate: the spec cache cannot be written: $(cut -c1-150 "$tmp/cache-err")"
+
 # ---- cdi-apply --------------------------------------------------------------------------------
 bundle=$tmp/bundle specs=$tmp/specs
 mkdir -p "$bundle" "$specs"
