@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "bundle_config.h"
 #include "env_trust.h"
@@ -235,17 +236,53 @@ int runtime_config_parse(const char *label, const char *buf, size_t len, struct 
 	return 0;
 }
 
+/*
+ * The file names the program cdi-runtime executes, as root under most engines: it is read only
+ * when nobody but root and the caller could have written it, nor replaced it in its directory
+ * (a sticky directory such as /tmp protects a file its owner holds).
+ */
+static int check_config_trust(const char *path, const struct stat *st, struct cdi_error *err)
+{
+	_cleanup_free_ char *dir = NULL;
+	const char *slash = strrchr(path, '/');
+	struct stat dst;
+
+	if ((st->st_uid != 0 && st->st_uid != geteuid()) || (st->st_mode & 022))
+		return cdi_problem_add(
+			err, -EPERM, path, 0, 0, NULL,
+			"insecure: owned by uid %u with mode %04o; not read (it names "
+			"the program to run: only root or uid %u may write it)",
+			(unsigned)st->st_uid, (unsigned)(st->st_mode & 07777), (unsigned)geteuid());
+	dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	if (!dir)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	if (stat(dir, &dst) < 0)
+		return cdi_problem_add(err, -errno, dir, 0, 0, NULL, "cannot stat: %s",
+				       strerror(errno));
+	if ((dst.st_uid != 0 && dst.st_uid != geteuid()) ||
+	    ((dst.st_mode & 022) && !(dst.st_mode & S_ISVTX)))
+		return cdi_problem_add(
+			err, -EPERM, path, 0, 0, NULL,
+			"insecure: its directory %s is owned by uid %u with mode %04o; not read (others could replace the file)",
+			dir, (unsigned)dst.st_uid, (unsigned)(dst.st_mode & 07777));
+	return 0;
+}
+
 static int read_config_file(const char *path, bool must_exist, struct runtime_settings *s,
 			    struct cdi_error *err)
 {
 	_cleanup_free_ char *buf = NULL;
+	struct stat st;
 	size_t len;
 	int r;
 
 	r = read_regular_at(AT_FDCWD, path, path, RUNTIME_CONFIG_MAX_BYTES,
-			    must_exist ? 0 : READ_MISSING_OK, &buf, &len, NULL, err);
+			    must_exist ? 0 : READ_MISSING_OK, &buf, &len, &st, err);
 	if (r == -ENOENT && !must_exist)
 		return 0;
+	if (r < 0)
+		return r;
+	r = check_config_trust(path, &st, err);
 	if (r < 0)
 		return r;
 	if (set_string(&s->config_path, path) < 0)

@@ -241,6 +241,58 @@ Test(rtconf, named_config_must_exist_and_be_sane)
 	free(path);
 }
 
+/* The file names what cdi-runtime runs as root: it must be root's (or the caller's), and no
+ * one else may write it or swap it in its directory. */
+static void refused(const char *path, const char *needle)
+{
+	struct runtime_overrides o = { .env_config = path };
+	struct runtime_settings s;
+	struct cdi_error err = { 0 };
+
+	cr_assert_eq(runtime_settings_resolve(&o, &s, &err), -EPERM, "%s accepted", path);
+	cr_assert(strstr(cdi_error_message(&err), needle), "%s", cdi_error_message(&err));
+	cdi_error_reset(&err);
+}
+
+Test(rtconf, config_others_could_write_is_refused)
+{
+	struct runtime_overrides o = { 0 };
+	struct runtime_settings s;
+	char *path = write_file("runtime.conf", "runtime = /bin/true\n"), *sub, *sticky;
+
+	o.env_config = path;
+	s = resolve(&o);
+	cr_assert_str_eq(s.runtime, "/bin/true");
+	runtime_settings_done(&s);
+	cr_assert_eq(chmod(path, 0664), 0);
+	refused(path, "insecure: owned by uid 0 with mode 0664");
+	cr_assert_eq(chmod(path, 0644), 0);
+	if (geteuid() == 0) {
+		cr_assert_eq(chown(path, 65534, 65534), 0);
+		refused(path, "insecure: owned by uid 65534 with mode 0644");
+	}
+	free(path);
+
+	/* A directory anyone may write: the file could be swapped; sticky, it could not. */
+	cr_assert(asprintf(&sub, "%s/open", dir) > 0);
+	cr_assert_eq(mkdir(sub, 0755), 0);
+	cr_assert_eq(chmod(sub, 0777), 0);
+	path = write_file("open/runtime.conf", "runtime = /bin/true\n");
+	refused(path, "its directory");
+	cr_assert(asprintf(&sticky, "%s/sticky", dir) > 0);
+	cr_assert_eq(rename(sub, sticky), 0);
+	cr_assert_eq(chmod(sticky, 01777), 0);
+	free(path);
+	cr_assert(asprintf(&path, "%s/runtime.conf", sticky) > 0);
+	o.env_config = path;
+	s = resolve(&o);
+	cr_assert_str_eq(s.runtime, "/bin/true");
+	runtime_settings_done(&s);
+	free(path);
+	free(sub);
+	free(sticky);
+}
+
 static void make_exe(const char *rel)
 {
 	sh("mkdir -p \"$(dirname '%s/%s')\" && printf '#!/bin/sh\\n' >'%s/%s' && chmod 0755 '%s/%s'",
