@@ -64,15 +64,39 @@ unsigned libcuda_major(const char *name)
 	return (unsigned)v;
 }
 
-static bool is_bind(const json_t *mount)
+/* The members of a mount the collection reads, in one walk over it: every mount of the config
+ * is looked at, and a lookup by name hashes the name each time. */
+struct mount_view {
+	const char *dest, *source, *type;
+	const json_t *options;
+};
+
+static void view_of(const json_t *mount, struct mount_view *v)
+{
+	const char *key;
+	json_t *value;
+
+	*v = (struct mount_view){ 0 };
+	json_object_foreach ((json_t *)mount, key, value) {
+		if (strcmp(key, "destination") == 0)
+			v->dest = json_string_value(value);
+		else if (strcmp(key, "source") == 0)
+			v->source = json_string_value(value);
+		else if (strcmp(key, "type") == 0)
+			v->type = json_string_value(value);
+		else if (strcmp(key, "options") == 0)
+			v->options = value;
+	}
+}
+
+static bool is_bind(const struct mount_view *v)
 {
 	const json_t *opt;
 	size_t i;
 
-	if (json_is_string(json_object_get(mount, "type")) &&
-	    strcmp(json_string_value(json_object_get(mount, "type")), "bind") == 0)
+	if (v->type && strcmp(v->type, "bind") == 0)
 		return true;
-	json_array_foreach (json_object_get(mount, "options"), i, opt)
+	json_array_foreach (v->options, i, opt)
 		if (json_is_string(opt) && (strcmp(json_string_value(opt), "bind") == 0 ||
 					    strcmp(json_string_value(opt), "rbind") == 0))
 			return true;
@@ -228,13 +252,16 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 		return cdi_fail(err, -E2BIG, "mounts: %zu entries, more than %u",
 				json_array_size(mounts), INJECTED_LIBS_MAX_MOUNTS);
 	json_array_foreach (mounts, i, mount) {
-		const char *dest = json_string_value(json_object_get(mount, "destination"));
-		const char *source = json_string_value(json_object_get(mount, "source"));
 		const struct lib_file *f;
+		struct mount_view v;
+		const char *dest, *source;
 		unsigned major;
 
+		view_of(mount, &v);
+		dest = v.dest;
+		source = v.source;
 		if (!dest || !source || dest[0] != '/' || source[0] != '/' ||
-		    !is_lib_name(base_name(dest)) || !is_bind(mount))
+		    !is_lib_name(base_name(dest)) || !is_bind(&v))
 			continue;
 		/* A library is mounted at up to five names: open each source once. */
 		f = NULL;
