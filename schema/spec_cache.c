@@ -150,7 +150,17 @@ static int open_cache(int dirfd, const char *name, uid_t uid, unsigned char head
 	return TAKE_FD(fd);
 }
 
-/* The packed tree of len bytes at off in the cache fd: the cache's size must end at end. */
+/* The lengths of the two packed trees, which with the header must make the file's size. */
+static bool sections(const unsigned char *h, const struct stat *st, uint64_t *spec_len,
+		     uint64_t *facts_len)
+{
+	*spec_len = le_get(h + OFF_SPEC_LEN, 8);
+	*facts_len = le_get(h + OFF_FACTS_LEN, 8);
+	return *spec_len <= (uint64_t)st->st_size && *facts_len <= (uint64_t)st->st_size &&
+	       HEADER_BYTES + *spec_len + *facts_len == (uint64_t)st->st_size;
+}
+
+/* The packed tree of len bytes at off in the cache fd. */
 static int unpack_at(int fd, uint64_t off, uint64_t len, json_t **ret)
 {
 	_cleanup_free_ char *buf = NULL;
@@ -182,10 +192,7 @@ int spec_cache_load_at(int dirfd, const char *spec_name, const struct stat *spec
 		return -ESTALE;
 	if ((load_flags & CDI_LOAD_STRICT) && !(le_get(h + OFF_FLAGS, 4) & CACHE_STRICT))
 		return -ESTALE;
-	spec_len = le_get(h + OFF_SPEC_LEN, 8);
-	facts_len = le_get(h + OFF_FACTS_LEN, 8);
-	if (spec_len > (uint64_t)st.st_size || facts_len > (uint64_t)st.st_size ||
-	    HEADER_BYTES + spec_len + facts_len != (uint64_t)st.st_size)
+	if (!sections(h, &st, &spec_len, &facts_len))
 		return -EINVAL;
 	return unpack_at(fd, HEADER_BYTES, spec_len, ret);
 }
@@ -207,10 +214,7 @@ int spec_cache_load_facts(const char *spec_path, const char *facts_path, json_t 
 		return fd;
 	if (!same_identity(h + OFF_FACTS_ID, &fst))
 		return -ESTALE;
-	spec_len = le_get(h + OFF_SPEC_LEN, 8);
-	facts_len = le_get(h + OFF_FACTS_LEN, 8);
-	if (spec_len > (uint64_t)st.st_size || facts_len > (uint64_t)st.st_size ||
-	    HEADER_BYTES + spec_len + facts_len != (uint64_t)st.st_size)
+	if (!sections(h, &st, &spec_len, &facts_len))
 		return -EINVAL;
 	return unpack_at(fd, HEADER_BYTES + spec_len, facts_len, ret);
 }

@@ -10,19 +10,9 @@
 #   - a spec edited by hand (even to the same size, with its mtime put back) is read, not the
 #     cache; a link at the cache's place is refused before anything is written.
 # Needs root (make-host mknods the device nodes); exits 77 otherwise.
-set -u
-cd "$(dirname "$0")/.."
-: "${B:=build}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
-ok() { echo "ok: $*"; }
-
-[ "$(id -u)" -eq 0 ] || skip "needs root (the simulated hosts have real device nodes)"
+. "$(dirname "$0")/lib/suite.sh" spec-cache "the simulated hosts have real device nodes" \
+	cdi-generate cdi-apply cdi-runtime tests/mock-nvml/libnvidia-ml.so.1
 G=$B/cdi-generate A=$B/cdi-apply RT=$B/cdi-runtime
-tmp=$(mktemp -d /tmp/cdikit-spec-cache.XXXXXX)
-trap 'rm -rf "$tmp"' EXIT
 : >"$tmp/runtime.conf"
 export CDIKIT_CONFIG=$tmp/runtime.conf # never the machine's /etc/cdikit/runtime.conf
 printf '%s\n' '{"ociVersion": "1.0.2", "process": {"args": ["sh"], "cwd": "/", "env": ["PATH=/bin"]},' \
@@ -42,8 +32,7 @@ same_output() {
 
 for topo in dgx-mig single dgx-nvswitch workstation; do
 	h=$tmp/$topo d=$tmp/cdi-$topo
-	tests/simhost/make-host --topology "$topo" --mock-dir "$B/tests/mock-nvml" --out "$h" >/dev/null ||
-		die "make-host $topo failed"
+	make_host "$topo" "$h"
 	"$G" -q --root "$h" --output "$d/nvidia.yaml" || die "cdi-generate $topo failed"
 	c=$d/nvidia.yaml.cdikit-cache
 	[ -f "$c" ] && [ "$(stat -c '%a %u' "$c")" = "644 0" ] || die "$topo: no cache, or not root's 0644"
