@@ -8,8 +8,15 @@
  *   'a'          u32 count, the values       an array
  *   'o'          u32 count, then per member  an object: the key as a string without its tag
  *                                            (no NUL in it), then the value
- * Counts and lengths are little endian. The reader trusts nothing: the file is as much the
- * host's as the spec it caches, but a damaged one must only be a reason to read the spec.
+ *   'D'          a value                     that value, defined for later 'R's: the k-th 'D'
+ *                                            to end (inner ones first) is definition k
+ *   'R'          u32 k                       definition k again: the same node, shared
+ * Counts and lengths are little endian. A string or an array of scalars that a tree holds more
+ * than once (a spec's 200 mounts have a handful of option lists and types between them) is
+ * packed once and shared: fewer nodes to build at every container start, as YAML anchors
+ * would. Shared nodes are never written to: spec trees are read only. The reader trusts
+ * nothing: the file is as much the host's as the spec it caches, but a damaged one must only
+ * be a reason to read the spec.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -20,12 +27,122 @@
 
 #include "array.h"
 #include "macro.h"
+#include "strmap.h"
 #include "tree_pack.h"
 #include "utf8.h"
+
+/* What repeats in a tree: a string, or an array of scalars by its compact JSON text. */
+struct repeat {
+	size_t count; /* occurrences in the tree */
+	long def;     /* its definition number once packed, else -1 */
+};
+
+struct repeats {
+	struct cdi_strmap strings, arrays; /* key -> index in v */
+	struct repeat *v;
+	size_t n, cap;
+	char **texts; /* the arrays' keys, owned (jansson's allocator) */
+	size_t n_texts, cap_texts;
+	long n_defs;
+};
+
+static void repeats_clear(struct repeats *rp)
+{
+	cdi_strmap_free(&rp->strings);
+	cdi_strmap_free(&rp->arrays);
+	free(rp->v);
+	for (size_t i = 0; i < rp->n_texts; i++)
+		json_free_text(rp->texts[i]);
+	free(rp->texts);
+}
+
+static bool scalar_array(const json_t *v)
+{
+	const json_t *e;
+	size_t i;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return false;
+	json_array_foreach (v, i, e)
+		if (json_is_array(e) || json_is_object(e))
+			return false;
+	return true;
+}
+
+/* The repeat entry of v (NULL: v is not a kind that is shared), added when missing if add. */
+static int repeat_of(struct repeats *rp, const json_t *v, bool add, struct repeat **ret)
+{
+	struct cdi_strmap *map = json_is_string(v) ? &rp->strings : &rp->arrays;
+	_cleanup_json_text_ char *text = NULL;
+	const char *key;
+	size_t len, *at;
+
+	*ret = NULL;
+	if (json_is_string(v)) {
+		key = json_string_value(v);
+		len = json_string_length(v);
+	} else if (scalar_array(v)) {
+		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (!text)
+			return -ENOMEM;
+		key = text;
+		len = strlen(text);
+	} else {
+		return 0;
+	}
+	at = cdi_strmap_get(map, key, len);
+	if (at) {
+		*ret = &rp->v[*at];
+		return 0;
+	}
+	if (!add)
+		return 0;
+	if (ARRAY_RESERVE(rp->v, rp->cap, rp->n + 1) < 0 ||
+	    (text && ARRAY_RESERVE(rp->texts, rp->cap_texts, rp->n_texts + 1) < 0) ||
+	    cdi_strmap_put(map, key, len, rp->n) < 0)
+		return -ENOMEM;
+	if (text)
+		rp->texts[rp->n_texts++] = TAKE_PTR(text);
+	rp->v[rp->n] = (struct repeat){ .count = 0, .def = -1 };
+	*ret = &rp->v[rp->n++];
+	return 0;
+}
+
+/* Count every string and array of scalars of the tree. */
+static int count_repeats(struct repeats *rp, const json_t *v, unsigned depth)
+{
+	struct repeat *e;
+	const char *key;
+	json_t *child;
+	size_t i;
+	int r;
+
+	if (depth > CDI_SPEC_MAX_DEPTH)
+		return -EINVAL;
+	r = repeat_of(rp, v, true, &e);
+	if (r < 0)
+		return r;
+	if (e)
+		e->count++;
+	if (json_is_array(v))
+		json_array_foreach (v, i, child) {
+			r = count_repeats(rp, child, depth + 1);
+			if (r < 0)
+				return r;
+		}
+	else if (json_is_object(v))
+		json_object_foreach ((json_t *)v, key, child) {
+			r = count_repeats(rp, child, depth + 1);
+			if (r < 0)
+				return r;
+		}
+	return 0;
+}
 
 struct out {
 	char **buf;
 	size_t *len, *cap;
+	struct repeats *rp;
 };
 
 static int put(struct out *o, const void *p, size_t n)
@@ -71,13 +188,38 @@ static int put_text(struct out *o, const char *s, size_t n)
 	return r < 0 ? r : put(o, s, n);
 }
 
+static int pack_value(struct out *o, const json_t *v, unsigned depth);
+
+/* v, or a reference to where it was packed before, or its definition when it repeats. */
 static int pack(struct out *o, const json_t *v, unsigned depth)
 {
-	char tag;
+	struct repeat *e;
 	int r;
 
 	if (depth > CDI_SPEC_MAX_DEPTH)
 		return -EINVAL;
+	r = repeat_of(o->rp, v, false, &e);
+	if (r < 0)
+		return r;
+	if (!e || e->count < 2)
+		return pack_value(o, v, depth);
+	if (e->def >= 0) {
+		r = put(o, "R", 1);
+		return r < 0 ? r : put_u32(o, (size_t)e->def);
+	}
+	r = put(o, "D", 1);
+	if (r >= 0)
+		r = pack_value(o, v, depth);
+	if (r >= 0)
+		e->def = o->rp->n_defs++; /* numbered as it ends, as the reader numbers it */
+	return r;
+}
+
+static int pack_value(struct out *o, const json_t *v, unsigned depth)
+{
+	char tag;
+	int r;
+
 	switch (json_typeof(v)) {
 	case JSON_NULL:
 		return put(o, "n", 1);
@@ -138,14 +280,22 @@ static int pack(struct out *o, const json_t *v, unsigned depth)
 
 int tree_pack(const json_t *tree, char **buf, size_t *len, size_t *cap)
 {
-	struct out o = { buf, len, cap };
+	struct repeats rp = { 0 };
+	struct out o = { buf, len, cap, &rp };
+	int r;
 
-	return pack(&o, tree, 0);
+	r = count_repeats(&rp, tree, 0);
+	if (r >= 0)
+		r = pack(&o, tree, 0);
+	repeats_clear(&rp);
+	return r;
 }
 
 struct in {
 	const unsigned char *p, *end;
 	size_t nodes;
+	json_t **defs; /* borrowed: every definition lives in the tree being built */
+	size_t n_defs, cap_defs;
 };
 
 static bool get_u32(struct in *in, size_t *ret)
@@ -264,17 +414,37 @@ static json_t *unpack(struct in *in, unsigned depth)
 		return unpack_array(in, depth);
 	case 'o':
 		return unpack_object(in, depth);
+	case 'D': {
+		json_t *v;
+
+		/* A definition of a definition would only be another name for the same node. */
+		if (in->p == in->end || *in->p == 'D' || *in->p == 'R')
+			return NULL;
+		v = unpack(in, depth); /* which may define more: room is made after it */
+		if (v && ARRAY_RESERVE(in->defs, in->cap_defs, in->n_defs + 1) < 0) {
+			json_decref(v);
+			return NULL;
+		}
+		if (v)
+			in->defs[in->n_defs++] = v;
+		return v;
+	}
+	case 'R':
+		if (!get_u32(in, &n) || n >= in->n_defs)
+			return NULL;
+		return json_incref(in->defs[n]);
 	}
 	return NULL;
 }
 
 int tree_unpack(const void *buf, size_t len, json_t **ret)
 {
-	struct in in = { buf, (const unsigned char *)buf + len, 0 };
+	struct in in = { buf, (const unsigned char *)buf + len, 0, NULL, 0, 0 };
 	json_t *v;
 
 	*ret = NULL;
 	v = unpack(&in, 0);
+	free(in.defs);
 	if (v && in.p != in.end) {
 		json_decref(v);
 		v = NULL;

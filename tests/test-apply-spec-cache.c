@@ -141,6 +141,79 @@ Test(spec_cache, damaged_bytes_are_refused)
 	cr_assert_eq(unpack_bytes(deep + 5 * 40, n - 5 * 40), 0);
 }
 
+Test(spec_cache, repeated_strings_and_scalar_lists_are_packed_once_and_shared)
+{
+	json_t *t = json_pack("{s:[s,s], s:[s,s], s:s, s:s, s:[{s:i}], s:[{s:i}]}", "a", "ro",
+			      "nosuid", "b", "ro", "nosuid", "c", "/usr/lib/libcuda.so", "d",
+			      "/usr/lib/libcuda.so", "e", "k", 1, "f", "k", 1),
+	       *back = NULL;
+	char *buf;
+	size_t len;
+
+	pack(t, &buf, &len);
+	cr_assert_not_null(memchr(buf, 'R', len));
+	cr_assert_eq(tree_unpack(buf, len, &back), 0);
+	cr_assert(json_equal(t, back));
+	cr_assert_eq(json_object_get(back, "a"), json_object_get(back, "b"),
+		     "one node for both lists");
+	cr_assert_eq(json_object_get(back, "c"), json_object_get(back, "d"),
+		     "one node for both strings");
+	/* Objects are not shared (their members are). */
+	cr_assert_neq(json_array_get(json_object_get(back, "e"), 0),
+		      json_array_get(json_object_get(back, "f"), 0));
+	json_decref(back);
+	json_decref(t);
+	free(buf);
+}
+
+Test(spec_cache, references_must_name_a_finished_definition)
+{
+	static const char ok[] = "a\2\0\0\0Ds\1\0\0\0xR\0\0\0\0";
+	static const char no_def[] = "R\0\0\0\0";
+	static const char beyond[] = "a\2\0\0\0Ds\1\0\0\0xR\1\0\0\0";
+	static const char itself[] = "Da\1\0\0\0R\0\0\0\0";
+	static const char twice[] = "DDn";
+	json_t *back = NULL;
+
+	cr_assert_eq(tree_unpack(ok, sizeof(ok) - 1, &back), 0);
+	cr_assert_eq(json_array_get(back, 0), json_array_get(back, 1));
+	json_decref(back);
+	cr_assert_eq(unpack_bytes(no_def, sizeof(no_def) - 1), -EINVAL);
+	cr_assert_eq(unpack_bytes(beyond, sizeof(beyond) - 1), -EINVAL);
+	cr_assert_eq(unpack_bytes(itself, sizeof(itself) - 1), -EINVAL);
+	cr_assert_eq(unpack_bytes(twice, sizeof(twice) - 1), -EINVAL);
+	cr_assert_eq(unpack_bytes("D", 1), -EINVAL);
+}
+
+/* Definitions inside definitions: the inner one ends first and is number 0, as the packer
+ * numbers them (many of them, past any first allocation). */
+Test(spec_cache, nested_definitions_are_numbered_as_they_end)
+{
+	static const char nested[] = "a\3\0\0\0Da\1\0\0\0Ds\1\0\0\0xR\1\0\0\0R\0\0\0\0";
+	json_t *t = json_array(), *back = NULL;
+	char *buf;
+	size_t len;
+
+	cr_assert_eq(tree_unpack(nested, sizeof(nested) - 1, &back), 0);
+	cr_assert_eq(json_array_get(back, 0), json_array_get(back, 1), "R1: the list");
+	cr_assert_eq(json_array_get(back, 2), json_array_get(json_array_get(back, 0), 0), "R0: x");
+	json_decref(back);
+	/* 1,000 lists of one repeated string each, every list twice. */
+	for (int i = 0; i < 2000; i++) {
+		char s[16];
+
+		snprintf(s, sizeof(s), "s%d", i / 2);
+		json_array_append_new(t, json_pack("[s]", s));
+	}
+	pack(t, &buf, &len);
+	cr_assert_eq(tree_unpack(buf, len, &back), 0);
+	cr_assert(json_equal(t, back));
+	cr_assert_eq(json_array_get(back, 1998), json_array_get(back, 1999));
+	json_decref(back);
+	json_decref(t);
+	free(buf);
+}
+
 /* ---- the registry and the cache ---------------------------------------------------------- */
 
 static const char *at(const char *rel)

@@ -7,9 +7,19 @@ import struct
 import sys
 
 
+defs = []
+
+
 def unpack(data, pos):
     tag = data[pos:pos + 1]
     pos += 1
+    if tag == b"D":
+        v, pos = unpack(data, pos)
+        defs.append(v)
+        return v, pos
+    if tag == b"R":
+        (k,) = struct.unpack_from("<I", data, pos)
+        return defs[k], pos + 4
     if tag == b"n":
         return None, pos
     if tag == b"t":

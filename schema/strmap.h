@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A string-keyed hash map (internal to apply/). */
-#ifndef CDIKIT_APPLY_STRMAP_H
-#define CDIKIT_APPLY_STRMAP_H
+/* A string-keyed hash map (internal). */
+#ifndef CDIKIT_STRMAP_H
+#define CDIKIT_STRMAP_H
 
 #include <stdbool.h>
 #include <stddef.h>
