@@ -787,22 +787,35 @@ static const char *idmap_option(const char *type, const json_t *options)
  * and a list that gains an ID-map option is a new one. (Taking a reference only counts it:
  * jansson has no const json_incref(), hence the casts.)
  */
-static json_t *oci_mount(const json_t *m, bool userns)
-{
-	json_t *dest = NULL, *source = NULL, *type = NULL, *options = NULL, *v;
-	const char *key, *idmap;
-	json_t *mnt, *opts;
+/* A CDI mount's members, in one walk over it (a lookup by name hashes the name each time). */
+struct cdi_mount {
+	json_t *dest, *source, *type, *options;
+};
 
+static void cdi_mount_of(const json_t *m, struct cdi_mount *ret)
+{
+	const char *key;
+	json_t *v;
+
+	*ret = (struct cdi_mount){ 0 };
 	json_object_foreach ((json_t *)m, key, v) {
 		if (strcmp(key, "containerPath") == 0)
-			dest = v;
+			ret->dest = v;
 		else if (strcmp(key, "hostPath") == 0)
-			source = v;
+			ret->source = v;
 		else if (strcmp(key, "type") == 0)
-			type = v;
+			ret->type = v;
 		else if (strcmp(key, "options") == 0)
-			options = v;
+			ret->options = v;
 	}
+}
+
+static json_t *oci_mount(const struct cdi_mount *cm, bool userns)
+{
+	json_t *dest = cm->dest, *source = cm->source, *type = cm->type, *options = cm->options;
+	const char *idmap;
+	json_t *mnt, *opts;
+
 	idmap = userns ? idmap_option(json_string_value(type), options) : NULL;
 
 	/* Mount: destination always; type, source, options omitempty. */
@@ -853,15 +866,14 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 	int r;
 
 	while ((v = items_next(ed, &it, &r))) {
-		const json_t *type = json_object_get(v, "type");
-		const json_t *options = json_object_get(v, "options");
+		struct cdi_mount cm;
 
-		if (!json_is_string(json_object_get(v, "containerPath")) ||
-		    !json_is_string(json_object_get(v, "hostPath")))
+		cdi_mount_of(v, &cm);
+		if (!json_is_string(cm.dest) || !json_is_string(cm.source))
 			return item_problem(ed, -EINVAL, it.s, "mounts", it.k,
 					    "hostPath and containerPath must be strings");
-		if ((type && !json_is_null(type) && !json_is_string(type)) ||
-		    (options && !json_is_null(options) && !string_array(options)))
+		if ((cm.type && !json_is_null(cm.type) && !json_is_string(cm.type)) ||
+		    (cm.options && !json_is_null(cm.options) && !string_array(cm.options)))
 			return item_problem(
 				ed, -EINVAL, it.s, "mounts", it.k,
 				"type must be a string and options an array of strings");
@@ -879,13 +891,18 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 
 	it = ITEMS(src, n, "mounts");
 	while ((v = items_next(ed, &it, &r))) {
-		_cleanup_json_ json_t *mnt = oci_mount(v, userns);
+		_cleanup_json_ json_t *mnt = NULL;
+		struct cdi_mount cm;
+		const char *dest;
 
+		cdi_mount_of(v, &cm);
+		mnt = oci_mount(&cm, userns);
 		if (!mnt)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 		/* RemoveMount: the first exact match of the destination, no cleaning. */
-		keyed_list_remove_first(&mnts, item_key(mnt, "destination"));
-		if (keyed_list_append(&mnts, mnt, item_key(mnt, "destination")) < 0)
+		dest = json_string_value(cm.dest);
+		keyed_list_remove_first(&mnts, dest);
+		if (keyed_list_append(&mnts, mnt, dest) < 0)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
 

@@ -22,7 +22,7 @@
 #include "../apply/edits.h"
 #include "../apply/json_dump.h"
 #include "path_clean.h"
-#include "../apply/strmap.h"
+#include "strmap.h"
 
 struct fake_node {
 	const char *path;
