@@ -427,7 +427,7 @@ static int write_cache(struct out_dir *o, const struct spec_files *f, const stru
 				       "cannot stat it after writing: %s", strerror(errno));
 	if (cache_current(o, n->cache_base, &st, facts ? &fst : NULL))
 		return 0;
-	r = spec_cache_encode(f->tree, &st, facts, &fst, &buf, &len);
+	r = spec_cache_encode(f->tree, &st, facts, facts ? &fst : NULL, &buf, &len);
 	if (r < 0)
 		return cdi_problem_add(err, r, n->cache_label, 0, 0, NULL, "cannot build it: %s",
 				       strerror(-r));

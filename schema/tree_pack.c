@@ -291,10 +291,16 @@ int tree_pack(const json_t *tree, char **buf, size_t *len, size_t *cap)
 	return r;
 }
 
+/* A definition: borrowed (it lives in the tree being built), with the nodes it stands for. */
+struct def {
+	json_t *v;
+	size_t nodes;
+};
+
 struct in {
 	const unsigned char *p, *end;
 	size_t nodes;
-	json_t **defs; /* borrowed: every definition lives in the tree being built */
+	struct def *defs;
 	size_t n_defs, cap_defs;
 };
 
@@ -415,6 +421,7 @@ static json_t *unpack(struct in *in, unsigned depth)
 	case 'o':
 		return unpack_object(in, depth);
 	case 'D': {
+		size_t before = in->nodes;
 		json_t *v;
 
 		/* A definition of a definition would only be another name for the same node. */
@@ -426,13 +433,17 @@ static json_t *unpack(struct in *in, unsigned depth)
 			return NULL;
 		}
 		if (v)
-			in->defs[in->n_defs++] = v;
+			in->defs[in->n_defs++] = (struct def){ v, in->nodes - before };
 		return v;
 	}
 	case 'R':
-		if (!get_u32(in, &n) || n >= in->n_defs)
+		/* A reference counts as the nodes it stands for: whoever walks the tree walks them
+		 * all, so the cap on nodes holds as YAML aliases are held to it. */
+		if (!get_u32(in, &n) || n >= in->n_defs ||
+		    in->defs[n].nodes > CDI_SPEC_MAX_NODES - in->nodes)
 			return NULL;
-		return json_incref(in->defs[n]);
+		in->nodes += in->defs[n].nodes;
+		return json_incref(in->defs[n].v);
 	}
 	return NULL;
 }

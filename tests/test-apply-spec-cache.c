@@ -185,6 +185,40 @@ Test(spec_cache, references_must_name_a_finished_definition)
 	cr_assert_eq(unpack_bytes("D", 1), -EINVAL);
 }
 
+/* A list of two references to the list before it, 40 deep: 2^40 nodes to whoever walks it,
+ * from a few hundred bytes. Refused as YAML alias bombs are, at CDI_SPEC_MAX_NODES. */
+Test(spec_cache, references_count_as_what_they_stand_for)
+{
+	char buf[2048];
+	size_t n = 0;
+	json_t *back = NULL;
+
+	memcpy(buf + n, "Ds\1\0\0\0x", 7); /* definition 0 */
+	n += 7;
+	for (unsigned k = 0; k < 40; k++) {
+		/* definition k + 1: [R k, R k] (wrapped in the outer array's elements) */
+		memcpy(buf + n, "Da\2\0\0\0R", 7);
+		n += 7;
+		buf[n++] = (char)k, buf[n++] = 0, buf[n++] = 0, buf[n++] = 0;
+		buf[n++] = 'R';
+		buf[n++] = (char)k, buf[n++] = 0, buf[n++] = 0, buf[n++] = 0;
+	}
+	/* All of that inside one array, so that it is one value. */
+	{
+		char whole[sizeof(buf) + 8];
+
+		memcpy(whole, "a\x29\0\0\0", 5); /* 41 elements: the string and 40 lists */
+		memcpy(whole + 5, buf, n);
+		cr_assert_eq(tree_unpack(whole, n + 5, &back), -EINVAL);
+		cr_assert_null(back);
+		/* The first 15 levels (2^15 nodes) are fine. */
+		memcpy(whole, "a\x10\0\0\0", 5);
+		cr_assert_eq(tree_unpack(whole, 5 + 7 + 15 * 16, &back), 0);
+		cr_assert_eq(json_array_size(json_array_get(back, 15)), 2);
+		json_decref(back);
+	}
+}
+
 /* Definitions inside definitions: the inner one ends first and is number 0, as the packer
  * numbers them (many of them, past any first allocation). */
 Test(spec_cache, nested_definitions_are_numbered_as_they_end)
