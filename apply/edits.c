@@ -18,6 +18,7 @@
 
 #include <cdi/registry.h>
 
+#include "array.h"
 #include "edits.h"
 #include "path_clean.h"
 #include "strmap.h"
@@ -492,7 +493,7 @@ static int keyed_list_init(struct keyed_list *l, size_t cap)
 	*l = (struct keyed_list){ .cap = cap ? cap : 1 };
 	l->slots = calloc(l->cap, sizeof(*l->slots));
 	l->chains = calloc(l->cap, sizeof(*l->chains));
-	return l->slots && l->chains ? 0 : -ENOMEM;
+	return l->slots && l->chains && cdi_strmap_reserve(&l->map, l->cap) == 0 ? 0 : -ENOMEM;
 }
 
 /* Append item (a new reference is taken) with key (NULL: never matches). */
@@ -844,36 +845,31 @@ struct depth_order {
 	size_t depth, index;
 };
 
-static int cmp_depth(const void *a, const void *b)
-{
-	const struct depth_order *x = a, *y = b;
-
-	if (x->depth != y->depth)
-		return x->depth < y->depth ? -1 : 1;
-	return x->index < y->index ? -1 : x->index > y->index;
-}
-
 static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, size_t n)
 {
 	struct keyed_list mnts __attribute__((cleanup(keyed_list_free))) = { 0 };
 	struct items it = ITEMS(src, n, "mounts");
 	_cleanup_free_ struct depth_order *sorted = NULL;
-	_cleanup_free_ size_t *order = NULL;
-	size_t total = 0, i, n_order;
+	_cleanup_free_ size_t *order = NULL, *starts = NULL;
+	_cleanup_free_ struct cdi_mount *cms = NULL; /* every mount of the sources, in order */
+	size_t total = 0, cap_cms = 0, i, n_order, max_depth = 0;
 	const json_t *v;
 	json_t *mounts;
 	bool userns;
 	int r;
 
 	while ((v = items_next(ed, &it, &r))) {
-		struct cdi_mount cm;
+		struct cdi_mount *cm;
 
-		cdi_mount_of(v, &cm);
-		if (!json_is_string(cm.dest) || !json_is_string(cm.source))
+		if (ARRAY_RESERVE(cms, cap_cms, total + 1) < 0)
+			return cdi_fail(ed->err, -ENOMEM, "out of memory");
+		cm = &cms[total];
+		cdi_mount_of(v, cm);
+		if (!json_is_string(cm->dest) || !json_is_string(cm->source))
 			return item_problem(ed, -EINVAL, it.s, "mounts", it.k,
 					    "hostPath and containerPath must be strings");
-		if ((cm.type && !json_is_null(cm.type) && !json_is_string(cm.type)) ||
-		    (cm.options && !json_is_null(cm.options) && !string_array(cm.options)))
+		if ((cm->type && !json_is_null(cm->type) && !json_is_string(cm->type)) ||
+		    (cm->options && !json_is_null(cm->options) && !string_array(cm->options)))
 			return item_problem(
 				ed, -EINVAL, it.s, "mounts", it.k,
 				"type must be a string and options an array of strings");
@@ -889,24 +885,21 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 	if (keyed_list_load(&mnts, mounts, "destination", total) < 0)
 		return cdi_fail(ed->err, -ENOMEM, "out of memory");
 
-	it = ITEMS(src, n, "mounts");
-	while ((v = items_next(ed, &it, &r))) {
-		_cleanup_json_ json_t *mnt = NULL;
-		struct cdi_mount cm;
+	for (size_t k = 0; k < total; k++) {
+		_cleanup_json_ json_t *mnt = oci_mount(&cms[k], userns);
 		const char *dest;
 
-		cdi_mount_of(v, &cm);
-		mnt = oci_mount(&cm, userns);
 		if (!mnt)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 		/* RemoveMount: the first exact match of the destination, no cleaning. */
-		dest = json_string_value(cm.dest);
+		dest = json_string_value(cms[k].dest);
 		keyed_list_remove_first(&mnts, dest);
 		if (keyed_list_append(&mnts, mnt, dest) < 0)
 			return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	}
 
-	/* Stable sort of every mount by the depth of filepath.Clean(destination) (PR #241). */
+	/* Stable sort of every mount by the depth of filepath.Clean(destination) (PR #241): by
+	 * counting, as depths are small and the live slots come in list order. */
 	order = keyed_list_live(&mnts, &n_order);
 	sorted = malloc((n_order ? n_order : 1) * sizeof(*sorted));
 	if (!order || !sorted)
@@ -917,10 +910,17 @@ static int apply_mounts(struct editor *ed, const struct cdi_edit_source *src, si
 		sorted[i] =
 			(struct depth_order){ .depth = d ? cdi_path_clean_depth(d, strlen(d)) : 0,
 					      .index = order[i] };
+		max_depth = sorted[i].depth > max_depth ? sorted[i].depth : max_depth;
 	}
-	qsort(sorted, n_order, sizeof(*sorted), cmp_depth);
+	starts = calloc(max_depth + 2, sizeof(*starts));
+	if (!starts)
+		return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	for (i = 0; i < n_order; i++)
-		order[i] = sorted[i].index;
+		starts[sorted[i].depth + 1]++;
+	for (size_t d = 1; d <= max_depth + 1; d++)
+		starts[d] += starts[d - 1];
+	for (i = 0; i < n_order; i++)
+		order[starts[sorted[i].depth]++] = sorted[i].index;
 	if (keyed_list_store(&mnts, mounts, order, n_order) < 0)
 		return cdi_fail(ed->err, -ENOMEM, "out of memory");
 	return 0;

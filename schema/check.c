@@ -101,6 +101,7 @@ void problem(struct check *c, struct loc loc, const struct path *path, const cha
 		return;
 	}
 	c->n_problems++;
+	c->done = c->flags & CDI_LOAD_FIRST_PROBLEM;
 	if (path)
 		render_path(path, field, sizeof(field));
 	va_start(ap, fmt);
@@ -142,7 +143,7 @@ int cdi_spec_check(json_t *root, const char *file, struct cdi_marks *marks, unsi
 		return cdi_problem_add(err, -EINVAL, file, 0, 0, NULL,
 				       "no spec data (empty document)");
 	rloc = loc_of(&c, root, rloc);
-	if (!check_decode(&c, root, rloc) || c.r == -ENOMEM)
+	if (!check_decode(&c, root, rloc) || c.r == -ENOMEM || c.done)
 		return c.r;
 	check_rules(&c, root, rloc);
 	if (c.n_dropped && !(flags & CDI_LOAD_FIRST_PROBLEM))

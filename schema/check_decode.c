@@ -363,6 +363,8 @@ static void decode_value(struct check *c, json_t *v, const struct field *f, bool
 	char q[CDI_QUOTE_MAX];
 	bool ok = false;
 
+	if (c->done)
+		return;
 	if (json_is_null(v) && c->coerce &&
 	    (type == V_STRING || type == V_INT64 || type == V_UINT32)) {
 		/* Only array elements and map values get here: Go leaves its zero value. */
@@ -424,7 +426,7 @@ static void decode_object(struct check *c, json_t *obj, const struct kind *kind,
 	char q[CDI_QUOTE_MAX];
 	void *it, *next;
 
-	for (it = json_object_iter(obj); it; it = next) {
+	for (it = json_object_iter(obj); it && !c->done; it = next) {
 		const char *key = json_object_iter_key(it);
 		size_t len = json_object_iter_key_len(it);
 		json_t *v = json_object_iter_value(it);

@@ -52,6 +52,9 @@ struct check {
 	size_t max_problems; /* beyond them only their number is reported */
 	size_t n_problems;
 	size_t n_dropped;
+	/* CDI_LOAD_FIRST_PROBLEM and it is found: the decoding walks no further (a registry skips
+	 * the file whatever else is wrong with it, and a directory may hold thousands). */
+	bool done;
 	/* Nodes replaced while coercing, kept alive until the end so that no new node takes
 	 * an address the marks still name. */
 	json_t *replaced;

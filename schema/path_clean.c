@@ -66,6 +66,33 @@ char *cdi_path_clean(const char *path)
 	return out;
 }
 
+/* Whether Clean(path) is path itself: no empty, "." or ".." component, no trailing slash
+ * (but "/"), not empty. Nearly every mount path is, and then nothing needs copying: its
+ * slashes are counted into *depth on the way. */
+static bool already_clean(const char *p, size_t len, size_t *depth)
+{
+	if (len == 0 || (len > 1 && p[len - 1] == '/'))
+		return false;
+	for (size_t i = 0; i < len;) {
+		const char *slash;
+		size_t j;
+
+		if (p[i] == '/') {
+			if (i > 0 && p[i - 1] == '/')
+				return false;
+			++*depth;
+			i++;
+			continue;
+		}
+		slash = memchr(p + i, '/', len - i);
+		j = slash ? (size_t)(slash - p) : len;
+		if (p[i] == '.' && (j - i == 1 || (j - i == 2 && p[i + 1] == '.')))
+			return false;
+		i = j;
+	}
+	return true;
+}
+
 size_t cdi_path_clean_depth(const char *path, size_t len)
 {
 	char stackbuf[256];
@@ -73,6 +100,9 @@ size_t cdi_path_clean_depth(const char *path, size_t len)
 	char *out = stackbuf;
 	size_t n, depth = 0;
 
+	if (already_clean(path, len, &depth))
+		return depth;
+	depth = 0;
 	if (len + 3 > sizeof(stackbuf)) {
 		heap = malloc(len + 3);
 		if (!heap) {

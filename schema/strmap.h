@@ -26,6 +26,8 @@ struct cdi_strmap {
 
 /* The value stored for key, or NULL. */
 size_t *cdi_strmap_get(const struct cdi_strmap *m, const char *key, size_t len);
+/* Room for n keys without growing (a caller that knows how many saves the rehashing). */
+int cdi_strmap_reserve(struct cdi_strmap *m, size_t n);
 /* Insert or overwrite; key must outlive the map. 0 or -ENOMEM. */
 int cdi_strmap_put(struct cdi_strmap *m, const char *key, size_t len, size_t value);
 void cdi_strmap_free(struct cdi_strmap *m);

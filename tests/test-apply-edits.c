@@ -889,6 +889,48 @@ Test(edits_path, go_clean_vectors)
 	}
 }
 
+/* The depth of paths already clean is counted without cleaning them: against Clean() on every
+ * path of up to five components from "", ".", "..", "a" and "bc", relative and absolute, with
+ * and without a trailing slash. */
+Test(edits_path, depth_agrees_with_clean_on_every_small_path)
+{
+	static const char *const parts[] = { "", ".", "..", "a", "bc" };
+	char buf[64];
+
+	for (unsigned n = 0; n <= 5; n++) {
+		unsigned total = 1;
+
+		for (unsigned k = 0; k < n; k++)
+			total *= ELEMENTSOF(parts);
+		for (unsigned code = 0; code < total; code++)
+			for (unsigned form = 0; form < 4; form++) {
+				size_t len = 0, slashes = 0;
+				unsigned c = code;
+				char *clean;
+
+				if (form & 1)
+					buf[len++] = '/';
+				for (unsigned k = 0; k < n; k++, c /= ELEMENTSOF(parts)) {
+					const char *p = parts[c % ELEMENTSOF(parts)];
+
+					if (k)
+						buf[len++] = '/';
+					memcpy(buf + len, p, strlen(p));
+					len += strlen(p);
+				}
+				if (form & 2)
+					buf[len++] = '/';
+				buf[len] = '\0';
+				clean = cdi_path_clean(buf);
+				for (const char *q = clean; *q; q++)
+					slashes += *q == '/';
+				cr_assert_eq(cdi_path_clean_depth(buf, len), slashes, "\"%s\" (%s)",
+					     buf, clean);
+				free(clean);
+			}
+	}
+}
+
 Test(edits_path, long_path_depth)
 {
 	char buf[1200];

@@ -580,6 +580,34 @@ Test(registry, invalid_spec_keeps_one_line)
 	cdi_registry_free(reg);
 }
 
+/* The line is the one a full check would put first: decoding (types, unknown fields) comes
+ * before the rules, wherever in the file each problem is. The decoding stops at its first
+ * problem and the rules are not run: a directory of bad specs costs their parse. */
+Test(registry, invalid_spec_line_is_the_first_a_full_check_gives)
+{
+	const char *dirs[] = { "etc" };
+	const struct cdi_error *fe;
+	struct cdi_error full = { 0 };
+	cdi_spec *spec = NULL;
+	cdi_registry *reg;
+
+	mkdir_at("etc");
+	write_at("etc/bad.yaml", "cdiVersion: \"0.3.0\"\nkind: \"v.com/c\"\ndevices:\n"
+				 "  - name: \"d0\"\n    containerEdits:\n      env: [\"=bad\"]\n"
+				 "  - name: \"d1\"\n    containerEdits:\n      bogus: 1\n"
+				 "  - name: \"d2\"\n    containerEdits:\n      env: [7]\n");
+	reg = open_dirs(dirs, 1);
+	fe = cdi_registry_file_errors(reg, at("etc/bad.yaml"));
+	cr_assert_eq(cdi_error_count(fe), 1);
+	cr_assert_lt(cdi_spec_load_file(at("etc/bad.yaml"), 0, &spec, &full), 0);
+	cr_assert_gt(cdi_error_count(&full), 1);
+	cr_assert_str_eq(cdi_problem_message(cdi_error_problem(fe, 0)),
+			 cdi_problem_message(cdi_error_problem(&full, 0)));
+	cr_assert_str_eq(cdi_problem_field(cdi_error_problem(fe, 0)), "devices[1].containerEdits");
+	cdi_error_reset(&full);
+	cdi_registry_free(reg);
+}
+
 /* Two files defining the same devices at one priority: one line for the pair, not one per
  * device, naming a few devices and how many. */
 Test(registry, conflicting_files_are_one_line)
