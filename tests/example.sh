@@ -36,15 +36,15 @@ ok "--help, usage errors, no device (exit 0, says so)"
 
 tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$tmp/host" >/dev/null ||
 	die "make-host failed"
-"$build/cdi-generate" --root "$tmp/host" --output "$tmp/etc/nvidia.yaml" || die "cdi-generate failed"
+"$B/cdi-generate" --root "$tmp/host" --output "$tmp/etc/nvidia.yaml" || die "cdi-generate failed"
 # The same kind in a later directory: its devices win over the earlier file's.
-"$build/cdi-generate" --root "$tmp/host" --device-id 0 --no-all-device --output "$tmp/run/nvidia.yaml" ||
+"$B/cdi-generate" --root "$tmp/host" --device-id 0 --no-all-device --output "$tmp/run/nvidia.yaml" ||
 	die "cdi-generate --device-id 0 failed"
 printf 'cdiVersion: 0.3.0\nkind: example.com/bad\ndevices:\n- name: x\n  containerEdits:\n    env: [NOEQUALS]\n' \
 	>"$tmp/run/bad.yaml"
 run --spec-dir "$tmp/etc" --spec-dir "$tmp/run" || die "listing failed: $(cat "$tmp/err")"
 cut -f1 "$tmp/out" >"$tmp/names"
-"$build/cdi-apply" --spec-dir "$tmp/etc" --spec-dir "$tmp/run" --list 2>/dev/null >"$tmp/want"
+"$B/cdi-apply" --spec-dir "$tmp/etc" --spec-dir "$tmp/run" --list 2>/dev/null >"$tmp/want"
 [ -s "$tmp/want" ] && cmp -s "$tmp/names" "$tmp/want" ||
 	die "names differ from cdi-apply --list: $(diff "$tmp/want" "$tmp/names")"
 grep -qxF "nvidia.com/gpu=0	$tmp/run/nvidia.yaml" "$tmp/out" &&
