@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "le.h"
 #include "load.h"
 #include "macro.h"
 #include "spec_cache.h"
@@ -47,21 +48,6 @@ static void identity_of(const struct stat *st, uint64_t id[ID_WORDS])
 	id[4] = (uint64_t)st->st_mtim.tv_nsec;
 	id[5] = (uint64_t)st->st_ctim.tv_sec;
 	id[6] = (uint64_t)st->st_ctim.tv_nsec;
-}
-
-static void le_put(unsigned char *p, uint64_t v, int bytes)
-{
-	for (int i = 0; i < bytes; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint64_t le_get(const unsigned char *p, int bytes)
-{
-	uint64_t v = 0;
-
-	for (int i = bytes - 1; i >= 0; i--)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static void put_identity(unsigned char *p, const struct stat *st)
@@ -176,32 +162,41 @@ static int unpack_at(int fd, uint64_t off, uint64_t len, json_t **ret)
 	return tree_unpack(buf, len, ret);
 }
 
+/* The spec's tree (facts: the facts file's) of the cache fd with header h and fstat cache_st,
+ * if the header names that file as file_st shows it. */
+static int unpack_tree(int fd, const unsigned char *h, const struct stat *cache_st, bool facts,
+		       const struct stat *file_st, json_t **ret)
+{
+	uint64_t spec_len, facts_len;
+
+	if (!same_identity(h + (facts ? OFF_FACTS_ID : OFF_SPEC_ID), file_st))
+		return -ESTALE;
+	if (!sections(h, cache_st, &spec_len, &facts_len))
+		return -EINVAL;
+	return facts ? unpack_at(fd, HEADER_BYTES + spec_len, facts_len, ret)
+		     : unpack_at(fd, HEADER_BYTES, spec_len, ret);
+}
+
 int spec_cache_load_at(int dirfd, const char *spec_name, const struct stat *spec_st,
 		       unsigned load_flags, json_t **ret)
 {
 	unsigned char h[HEADER_BYTES];
 	_cleanup_close_ int fd = -1;
-	uint64_t spec_len, facts_len;
 	struct stat st;
 
 	*ret = NULL;
 	fd = open_cache(dirfd, spec_name, spec_st->st_uid, h, &st);
 	if (fd < 0)
 		return fd;
-	if (!same_identity(h + OFF_SPEC_ID, spec_st))
-		return -ESTALE;
 	if ((load_flags & CDI_LOAD_STRICT) && !(le_get(h + OFF_FLAGS, 4) & CACHE_STRICT))
 		return -ESTALE;
-	if (!sections(h, &st, &spec_len, &facts_len))
-		return -EINVAL;
-	return unpack_at(fd, HEADER_BYTES, spec_len, ret);
+	return unpack_tree(fd, h, &st, false, spec_st, ret);
 }
 
 int spec_cache_load_facts(const char *spec_path, const char *facts_path, json_t **ret)
 {
 	unsigned char h[HEADER_BYTES];
 	_cleanup_close_ int fd = -1;
-	uint64_t spec_len, facts_len;
 	struct stat fst, st;
 
 	*ret = NULL;
@@ -212,9 +207,5 @@ int spec_cache_load_facts(const char *spec_path, const char *facts_path, json_t 
 	fd = open_cache(AT_FDCWD, spec_path, fst.st_uid, h, &st);
 	if (fd < 0)
 		return fd;
-	if (!same_identity(h + OFF_FACTS_ID, &fst))
-		return -ESTALE;
-	if (!sections(h, &st, &spec_len, &facts_len))
-		return -EINVAL;
-	return unpack_at(fd, HEADER_BYTES + spec_len, facts_len, ret);
+	return unpack_tree(fd, h, &st, true, &fst, ret);
 }

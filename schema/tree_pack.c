@@ -26,12 +26,13 @@
 #include <cdi/spec.h>
 
 #include "array.h"
+#include "le.h"
 #include "macro.h"
 #include "strmap.h"
 #include "tree_pack.h"
 #include "utf8.h"
 
-/* What repeats in a tree: a string, or an array of scalars by its compact JSON text. */
+/* What repeats in a tree: a string, or an array of scalars by its packed bytes. */
 struct repeat {
 	size_t count; /* occurrences in the tree */
 	long def;     /* its definition number once packed, else -1 */
@@ -41,10 +42,20 @@ struct repeats {
 	struct cdi_strmap strings, arrays; /* key -> index in v */
 	struct repeat *v;
 	size_t n, cap;
-	char **texts; /* the arrays' keys, owned (jansson's allocator) */
+	char **texts; /* the arrays' keys, owned */
 	size_t n_texts, cap_texts;
+	char *scratch; /* where an array's key is packed, again for each array */
+	size_t scratch_cap;
 	long n_defs;
 };
+
+struct out {
+	char **buf;
+	size_t *len, *cap;
+	struct repeats *rp;
+};
+
+static int pack_value(struct out *o, const json_t *v, unsigned depth);
 
 static void repeats_clear(struct repeats *rp)
 {
@@ -52,8 +63,9 @@ static void repeats_clear(struct repeats *rp)
 	cdi_strmap_free(&rp->arrays);
 	free(rp->v);
 	for (size_t i = 0; i < rp->n_texts; i++)
-		json_free_text(rp->texts[i]);
+		free(rp->texts[i]);
 	free(rp->texts);
+	free(rp->scratch);
 }
 
 static bool scalar_array(const json_t *v)
@@ -73,20 +85,23 @@ static bool scalar_array(const json_t *v)
 static int repeat_of(struct repeats *rp, const json_t *v, bool add, struct repeat **ret)
 {
 	struct cdi_strmap *map = json_is_string(v) ? &rp->strings : &rp->arrays;
-	_cleanup_json_text_ char *text = NULL;
+	_cleanup_free_ char *text = NULL;
 	const char *key;
-	size_t len, *at;
+	size_t len = 0, *at;
+	int r;
 
 	*ret = NULL;
 	if (json_is_string(v)) {
 		key = json_string_value(v);
 		len = json_string_length(v);
 	} else if (scalar_array(v)) {
-		text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (!text)
-			return -ENOMEM;
-		key = text;
-		len = strlen(text);
+		/* Its elements, scalars, pack the same wherever the array stands. */
+		struct out o = { &rp->scratch, &len, &rp->scratch_cap, NULL };
+
+		r = pack_value(&o, v, 0);
+		if (r < 0)
+			return r;
+		key = rp->scratch;
 	} else {
 		return 0;
 	}
@@ -97,6 +112,12 @@ static int repeat_of(struct repeats *rp, const json_t *v, bool add, struct repea
 	}
 	if (!add)
 		return 0;
+	if (key == rp->scratch) {
+		text = malloc(len);
+		if (!text)
+			return -ENOMEM;
+		key = memcpy(text, rp->scratch, len);
+	}
 	if (ARRAY_RESERVE(rp->v, rp->cap, rp->n + 1) < 0 ||
 	    (text && ARRAY_RESERVE(rp->texts, rp->cap_texts, rp->n_texts + 1) < 0) ||
 	    cdi_strmap_put(map, key, len, rp->n) < 0)
@@ -139,12 +160,6 @@ static int count_repeats(struct repeats *rp, const json_t *v, unsigned depth)
 	return 0;
 }
 
-struct out {
-	char **buf;
-	size_t *len, *cap;
-	struct repeats *rp;
-};
-
 static int put(struct out *o, const void *p, size_t n)
 {
 	if (*o->len + n > *o->cap) {
@@ -166,18 +181,19 @@ static int put(struct out *o, const void *p, size_t n)
 
 static int put_u32(struct out *o, size_t v)
 {
-	unsigned char b[4] = { (unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
-			       (unsigned char)(v >> 24) };
+	unsigned char b[4];
 
-	return v > UINT32_MAX ? -EINVAL : put(o, b, 4);
+	if (v > UINT32_MAX)
+		return -EINVAL;
+	le_put(b, v, 4);
+	return put(o, b, 4);
 }
 
 static int put_u64(struct out *o, uint64_t v)
 {
 	unsigned char b[8];
 
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
+	le_put(b, v, 8);
 	return put(o, b, 8);
 }
 
@@ -188,8 +204,6 @@ static int put_text(struct out *o, const char *s, size_t n)
 	return r < 0 ? r : put(o, s, n);
 }
 
-static int pack_value(struct out *o, const json_t *v, unsigned depth);
-
 /* v, or a reference to where it was packed before, or its definition when it repeats. */
 static int pack(struct out *o, const json_t *v, unsigned depth)
 {
@@ -198,6 +212,8 @@ static int pack(struct out *o, const json_t *v, unsigned depth)
 
 	if (depth > CDI_SPEC_MAX_DEPTH)
 		return -EINVAL;
+	if (!o->rp)
+		return pack_value(o, v, depth); /* a key being made: nothing shared */
 	r = repeat_of(o->rp, v, false, &e);
 	if (r < 0)
 		return r;
@@ -308,22 +324,17 @@ static bool get_u32(struct in *in, size_t *ret)
 {
 	if (in->end - in->p < 4)
 		return false;
-	*ret = (size_t)in->p[0] | (size_t)in->p[1] << 8 | (size_t)in->p[2] << 16 |
-	       (size_t)in->p[3] << 24;
+	*ret = (size_t)le_get(in->p, 4);
 	in->p += 4;
 	return true;
 }
 
 static bool get_u64(struct in *in, uint64_t *ret)
 {
-	uint64_t v = 0;
-
 	if (in->end - in->p < 8)
 		return false;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | in->p[i];
+	*ret = le_get(in->p, 8);
 	in->p += 8;
-	*ret = v;
 	return true;
 }
 
