@@ -39,7 +39,6 @@ _printf_(3, 4) static int bad(struct facts_parser *p, const char *field, const c
 	return -EINVAL;
 }
 
-/* The string at key of obj: NULL and 0 when absent and optional. */
 /* "at.key", for a message: formatted only then (the facts are read at every container start). */
 static const char *field(struct facts_parser *p, const char *at, const char *key)
 {
@@ -47,6 +46,7 @@ static const char *field(struct facts_parser *p, const char *at, const char *key
 	return p->field;
 }
 
+/* The string at key of obj: NULL and 0 when absent and optional. */
 static int get_string(struct facts_parser *p, const json_t *obj, const char *key, bool required,
 		      const char *at, const char **ret)
 {
@@ -311,7 +311,6 @@ int cdi_facts_load(const char *path, struct cdi_facts **ret, struct cdi_error *e
 int cdi_facts_load_for_spec(const char *spec_path, struct cdi_facts **ret, struct cdi_error *err)
 {
 	_cleanup_free_ char *path = NULL;
-
 	json_t *root;
 
 	if (asprintf(&path, "%s" CDI_FACTS_SUFFIX, spec_path) < 0)
