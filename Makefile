@@ -65,16 +65,16 @@ endif
 CC ?= cc
 CFLAGS ?= -O2 -g
 BASE_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
-	-fPIC -fvisibility=hidden -D_GNU_SOURCE -DCDIKIT_VERSION=\"$(VERSION)\" -Iinclude -Ischema \
+	-fPIC -fvisibility=hidden -D_GNU_SOURCE -DCDIKIT_VERSION=\"$(VERSION)\" -Iinclude -Ischema -iquote apply -iquote generate \
 	$(call pkg,--cflags,$(LIB_PKGS) $(GEN_PKGS)) $(SAN_FLAGS)
 ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 SCHEMA_SRC := $(sort $(wildcard schema/*.c))
 APPLY_MAINS := apply/cdi-apply.c apply/cdi-runtime.c apply/legacy-hook.c
-APPLY_SRC := $(filter-out $(APPLY_MAINS),$(sort $(wildcard apply/*.c)))
+APPLY_SRC := $(filter-out $(APPLY_MAINS),$(sort $(wildcard apply/*.c apply/*/*.c)))
 GEN_MAINS := generate/cdi-generate.c
-GEN_SRC := $(filter-out $(GEN_MAINS),$(sort $(wildcard generate/*.c)))
+GEN_SRC := $(filter-out $(GEN_MAINS),$(sort $(wildcard generate/*.c generate/*/*.c)))
 TEST_SRC := $(sort $(wildcard tests/test-*.c))
 TESTLIB_SRC := $(sort $(wildcard tests/lib/*.c))
 
