@@ -18,10 +18,10 @@
 
 #include "bundle_config.h"
 #include "io.h"
-#include "json_dump.h"
+#include "libcdi/json_dump.h"
 #include "load.h"
 #include "macro.h"
-#include "oci_config.h"
+#include "libcdi/oci_config.h"
 #include "problem.h"
 
 /*

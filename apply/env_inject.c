@@ -12,7 +12,7 @@
 
 #include "array.h"
 #include "driver_caps.h"
-#include "edits.h"
+#include "libcdi/edits.h"
 #include "env_inject.h"
 #include "env_trust.h"
 #include "facts.h"

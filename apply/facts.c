@@ -14,7 +14,7 @@
 #include "facts.h"
 #include "bundle_config.h"
 #include "macro.h"
-#include "oci_config.h"
+#include "libcdi/oci_config.h"
 #include "problem.h"
 #include "spec_cache.h"
 

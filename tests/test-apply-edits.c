@@ -19,8 +19,8 @@
 #include <cdi/registry.h>
 
 #include "lib/testlib.h"
-#include "../apply/edits.h"
-#include "../apply/json_dump.h"
+#include "libcdi/edits.h"
+#include "libcdi/json_dump.h"
 #include "path_clean.h"
 #include "strmap.h"
 

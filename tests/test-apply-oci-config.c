@@ -13,9 +13,9 @@
 
 #include <cdi/cdi.h>
 
-#include "../apply/json_dump.h"
+#include "libcdi/json_dump.h"
 #include "lib/testlib.h"
-#include "../apply/oci_config.h"
+#include "libcdi/oci_config.h"
 
 static json_t *parse_ok(const char *text)
 {

@@ -24,7 +24,7 @@
 #include "fuzz.h"
 #include "container_env.h"
 #include "env_trust.h"
-#include "json_dump.h"
+#include "libcdi/json_dump.h"
 #include "require.h"
 
 static const char spec_yaml[] =

@@ -10,7 +10,7 @@
 #include <cdi/error.h>
 
 #include "fuzz.h"
-#include "json_dump.h"
+#include "libcdi/json_dump.h"
 #include "load.h"
 
 static void round_trip(const json_t *root, unsigned indent, bool tab)
