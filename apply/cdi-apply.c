@@ -28,14 +28,14 @@
 #include "bundle_config.h"
 #include "bundle_ldcache.h"
 #include "cli.h"
-#include "container_env.h"
-#include "env_inject.h"
+#include "nvidia/container_env.h"
+#include "nvidia/env_inject.h"
 #include "json_arena.h"
 #include "macro.h"
 #include "problem.h"
 #include "strmap.h"
 #include "strv.h"
-#include "visible_devices.h"
+#include "nvidia/visible_devices.h"
 
 #define PROG "cdi-apply"
 

@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "bundle_config.h"
-#include "env_trust.h"
+#include "nvidia/env_trust.h"
 #include "macro.h"
 #include "problem.h"
 #include "runtime_config.h"

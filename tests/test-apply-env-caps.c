@@ -14,8 +14,8 @@
 
 #include <cdi/spec.h>
 
-#include "../apply/container_env.h"
-#include "../apply/driver_caps.h"
+#include "nvidia/container_env.h"
+#include "nvidia/driver_caps.h"
 #include "lib/testlib.h"
 #include "load.h"
 #include "strv.h"

@@ -13,8 +13,8 @@
 
 #include <cdi/annotations.h>
 
-#include "../apply/container_env.h"
-#include "../apply/driver_caps.h"
+#include "nvidia/container_env.h"
+#include "nvidia/driver_caps.h"
 #include "lib/testlib.h"
 
 /* An OCI config whose process.env is the NULL-terminated list. */

@@ -16,8 +16,8 @@
 
 #include <cdi/registry.h>
 
-#include "../apply/container_env.h"
-#include "../apply/env_inject.h"
+#include "nvidia/container_env.h"
+#include "nvidia/env_inject.h"
 #include "lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-env-inject.XXXXXX";

@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/mig_admin.h"
+#include "nvidia/mig_admin.h"
 #include "lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-migadmin.XXXXXX";

@@ -14,8 +14,8 @@
 
 #include <cdi/registry.h>
 
-#include "../apply/driver_caps.h"
-#include "../apply/mps.h"
+#include "nvidia/driver_caps.h"
+#include "nvidia/mps.h"
 #include "lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-mps.XXXXXX";

@@ -11,7 +11,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/require.h"
+#include "nvidia/require.h"
 
 /* The simulated DGX's driver and an A100 (NVML brand NVIDIA, which libnvidia-container calls
  * Unknown). */

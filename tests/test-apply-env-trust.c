@@ -13,7 +13,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/env_trust.h"
+#include "nvidia/env_trust.h"
 #include "lib/testlib.h"
 #include "load.h"
 

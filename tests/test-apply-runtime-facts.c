@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/facts.h"
+#include "nvidia/facts.h"
 #include "lib/testlib.h"
 
 /* FACTS.md's example, with the UUIDs of the simulated DGX (tests/simhost/README.md). */

@@ -18,7 +18,7 @@
 
 #include <cdi/cdi.h>
 
-#include "../apply/mig_expand.h"
+#include "nvidia/mig_expand.h"
 #include "lib/testlib.h"
 
 #define GPU0 "GPU-54e67eb0-c6b5-d687-008a-2323a63630c7"

@@ -10,8 +10,8 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/device_requests.h"
-#include "../apply/visible_devices.h"
+#include "nvidia/device_requests.h"
+#include "nvidia/visible_devices.h"
 #include "lib/testlib.h"
 
 /* Take the requests; want: the expected names, NULL-terminated. */

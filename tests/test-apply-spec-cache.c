@@ -20,7 +20,7 @@
 #include <cdi/registry.h>
 #include <cdi/spec.h>
 
-#include "../apply/facts.h"
+#include "nvidia/facts.h"
 #include "spec_cache.h"
 #include "tree_pack.h"
 

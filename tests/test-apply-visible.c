@@ -13,7 +13,7 @@
 
 #include <cdi/annotations.h>
 
-#include "../apply/visible_devices.h"
+#include "nvidia/visible_devices.h"
 
 /* want: the expected names, NULL-terminated. */
 static void check_value(const char *value, ...)

@@ -22,10 +22,10 @@
 #include <cdi/cdi.h>
 
 #include "fuzz.h"
-#include "container_env.h"
-#include "env_trust.h"
+#include "nvidia/container_env.h"
+#include "nvidia/env_trust.h"
 #include "libcdi/json_dump.h"
-#include "require.h"
+#include "nvidia/require.h"
 
 static const char spec_yaml[] =
 	"cdiVersion: 1.1.0\n"
