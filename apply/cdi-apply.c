@@ -25,8 +25,8 @@
 #include <cdi/cdi.h>
 
 #include "array.h"
-#include "bundle_config.h"
-#include "bundle_ldcache.h"
+#include "bundle/bundle_config.h"
+#include "bundle/bundle_ldcache.h"
 #include "cli.h"
 #include "nvidia/container_env.h"
 #include "nvidia/env_inject.h"

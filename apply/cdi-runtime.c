@@ -21,9 +21,9 @@
 
 #include <cdi/cdi.h>
 
-#include "app_profile.h"
-#include "bundle_config.h"
-#include "bundle_ldcache.h"
+#include "bundle/app_profile.h"
+#include "bundle/bundle_config.h"
+#include "bundle/bundle_ldcache.h"
 #include "cli.h"
 #include "nvidia/container_env.h"
 #include "nvidia/device_requests.h"

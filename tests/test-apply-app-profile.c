@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../apply/app_profile.h"
+#include "bundle/app_profile.h"
 #include "lib/testlib.h"
 
 static struct scratch dir;

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../apply/bundle_ldcache.h"
-#include "../apply/injected_libs.h"
+#include "bundle/bundle_ldcache.h"
+#include "bundle/injected_libs.h"
 #include "lib/ldtree.h"
 #include "lib/testlib.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../apply/bundle_ldcache.h"
+#include "bundle/bundle_ldcache.h"
 #include "ldcache.h"
 #include "lib/ldtree.h"
 #include "lib/testlib.h"

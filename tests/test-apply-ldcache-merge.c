@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../apply/bundle_ldcache.h"
+#include "bundle/bundle_ldcache.h"
 #include "lib/ldtree.h"
 #include "lib/testlib.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "facts.h"
-#include "bundle_config.h"
+#include "bundle/bundle_config.h"
 #include "macro.h"
 #include "libcdi/oci_config.h"
 #include "problem.h"
