@@ -33,9 +33,9 @@
 #include "macro.h"
 #include "nvidia/mig_expand.h"
 #include "problem.h"
-#include "runc_cmdline.h"
-#include "runc_log.h"
-#include "runtime_config.h"
+#include "runtime/runc_cmdline.h"
+#include "runtime/runc_log.h"
+#include "runtime/runtime_config.h"
 #include "nvidia/visible_devices.h"
 
 static const char usage_text[] =

@@ -10,7 +10,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/runc_cmdline.h"
+#include "runtime/runc_cmdline.h"
 
 #define MAX_ARGS 32
 

@@ -14,7 +14,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../apply/runtime_config.h"
+#include "runtime/runtime_config.h"
 #include "lib/testlib.h"
 
 static char dir[] = "/tmp/cdikit-test-rtconf.XXXXXX";

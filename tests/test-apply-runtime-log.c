@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 #include <jansson.h>
 
-#include "../apply/runc_log.h"
+#include "runtime/runc_log.h"
 
 /* 2026-11-25T11:38:20Z */
 #define WHEN ((time_t)1795606700)
