@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "host.h"
+#include "host/host.h"
 
 struct boot_options {
 	bool load_modules;	 /* nvidia, nvidia_uvm, nvidia_modeset through libkmod */

@@ -19,10 +19,10 @@
 
 #include "dir_list.h"
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "macro.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 #include "strv.h"
 
 #define MAX_NODES 4096u /* NVIDIA device nodes a management spec may hold */

@@ -9,7 +9,7 @@
 #include "device_names.h"
 #include "macro.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 
 int name_strategies_parse(const char *list, unsigned *strategies, struct cdi_error *err)
 {

@@ -7,12 +7,12 @@
 #include <sys/stat.h>
 
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "lib_search.h"
 #include "macro.h"
 #include "nvml.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 
 #define FALLBACK_NOTE "enumerating full GPUs from /proc (no MIG devices)"
 

@@ -12,10 +12,10 @@
 
 #include <cdi/error.h>
 
-#include "host.h"
+#include "host/host.h"
 #include "inventory.h"
 #include "ldcache.h"
-#include "root_fs.h"
+#include "host/root_fs.h"
 
 #define NVML_SONAME "libnvidia-ml.so.1"
 

@@ -15,7 +15,7 @@
 
 #include "csv_rows.h"
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "macro.h"
 #include "problem.h"
 #include "strv.h"

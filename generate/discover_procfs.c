@@ -12,10 +12,10 @@
 
 #include "dir_list.h"
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "macro.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 #include "strv.h"
 
 /* NVML orders GPUs by PCI bus id; procfs mode numbers them the same way. */

@@ -53,7 +53,7 @@
 #include "arch.h"
 #include "dir_list.h"
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "lib_search.h"
 #include "macro.h"
 #include "problem.h"

@@ -8,7 +8,7 @@
 
 #include <cdi/error.h>
 
-#include "host.h"
+#include "host/host.h"
 
 /* nvidia, nvidia_uvm, nvidia_modeset: in this order (the last two need the first). */
 #define KMOD_LOAD_N_MODULES 3

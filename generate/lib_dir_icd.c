@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "array.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "lib_dir.h"
 #include "macro.h"
 #include "problem.h"

@@ -10,7 +10,7 @@
 
 #include "ldcache.h"
 #include "lib_table.h"
-#include "root_fs.h"
+#include "host/root_fs.h"
 
 struct driver_lib {
 	char *path;   /* the real file, inside the root:

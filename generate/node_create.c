@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "array.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "macro.h"
 #include "node_create.h"
 #include "node_plan.h"

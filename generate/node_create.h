@@ -10,7 +10,7 @@
 #include <cdi/error.h>
 
 #include "driver_params.h"
-#include "host.h"
+#include "host/host.h"
 
 enum node_change {
 	NODE_PRESENT,	 /* the right node with the right mode and owner: untouched */

@@ -14,12 +14,12 @@
 
 #include "array.h"
 #include "dir_list.h"
-#include "host.h"
+#include "host/host.h"
 #include "load.h"
 #include "macro.h"
 #include "node_plan.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 #include "strv.h"
 
 #define CTL_MINOR 255u

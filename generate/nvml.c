@@ -15,7 +15,7 @@
 #include "nvml.h"
 #include "nvml_api.h"
 #include "problem.h"
-#include "procfs.h"
+#include "host/procfs.h"
 
 struct nvml {
 	const char *lib; /* labels problems */

@@ -17,9 +17,9 @@
 
 #include "dir_list.h"
 #include "discover.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "macro.h"
-#include "procfs.h"
+#include "host/procfs.h"
 #include "strv.h"
 
 const char *gen_mode_name(enum gen_mode mode)

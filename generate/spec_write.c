@@ -21,7 +21,7 @@
 
 #include "dir_list.h"
 #include "facts.h"
-#include "host_file.h"
+#include "host/host_file.h"
 #include "io.h"
 #include "macro.h"
 #include "problem.h"

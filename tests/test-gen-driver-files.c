@@ -24,7 +24,7 @@
 #include "lib/simhost.h"
 #include "lib/testlib.h"
 #include "../generate/discover.h"
-#include "../generate/elf.h"
+#include "host/elf.h"
 #include "../generate/lib_search.h"
 #include "../generate/spec_build.h"
 

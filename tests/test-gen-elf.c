@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "../generate/elf.h"
+#include "host/elf.h"
 
 static char tmp[] = "/tmp/cdikit-elf.XXXXXX";
 static bool have_tmp;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "../generate/discover.h"
-#include "../generate/procfs.h"
+#include "host/procfs.h"
 #include "macro.h"
 
 static char version[GPU_VERSION_MAX];

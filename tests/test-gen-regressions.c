@@ -12,9 +12,9 @@
 #include <unistd.h>
 
 #include "discover.h"
-#include "host.h"
+#include "host/host.h"
 #include "lib/testlib.h"
-#include "procfs.h"
+#include "host/procfs.h"
 
 static char dir[] = "/tmp/cdikit-gen-regressions.XXXXXX";
 static char root[sizeof(dir) + 8];

@@ -12,7 +12,7 @@
 
 #include <cdi/error.h>
 
-#include "elf.h"
+#include "host/elf.h"
 #include "fuzz.h"
 
 static int memfd = -1;

@@ -14,7 +14,7 @@
 #include <cdi/error.h>
 
 #include "fuzz.h"
-#include "procfs.h"
+#include "host/procfs.h"
 
 static void refused_with_problem(int r, struct cdi_error *err, const char *what)
 {
