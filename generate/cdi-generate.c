@@ -18,7 +18,7 @@
 
 #include "boot_steps.h"
 #include "cli.h"
-#include "discover.h"
+#include "discover/discover.h"
 #include "facts.h"
 #include "json_arena.h"
 #include "lib_dir.h"

@@ -8,7 +8,7 @@ MOCK_NVML_DIR := $(B)/tests/mock-nvml
 MOCK_NVML := $(MOCK_NVML_DIR)/libnvidia-ml.so.1
 MOCK_NVML_OLD := $(MOCK_NVML_DIR)/old/libnvidia-ml.so.1
 MOCK_NVML_SRC := tests/simhost/mock-nvml.c
-MOCK_NVML_DEPS := $(MOCK_NVML_SRC) tests/simhost/mock-nvml.h generate/nvml_api.h tests/fixtures.mk
+MOCK_NVML_DEPS := $(MOCK_NVML_SRC) tests/simhost/mock-nvml.h generate/discover/nvml_api.h tests/fixtures.mk
 
 # No -MMD here: the dependencies are listed above, and .d files under $(B)/tests
 # would not be found by the Makefile's include of $(B)/obj. No sanitizer either, even

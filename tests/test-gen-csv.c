@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../generate/csv_rows.h"
+#include "discover/csv_rows.h"
 #include "macro.h"
 
 static int parse(const char *text, struct csv_rows *rows, struct cdi_error *e)

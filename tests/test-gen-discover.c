@@ -14,7 +14,7 @@
 
 #include "lib/simhost.h"
 #include "lib/testlib.h"
-#include "../generate/discover.h"
+#include "discover/discover.h"
 
 #define VER "550.54.15"
 

@@ -23,9 +23,9 @@
 
 #include "lib/simhost.h"
 #include "lib/testlib.h"
-#include "../generate/discover.h"
+#include "discover/discover.h"
 #include "host/elf.h"
-#include "../generate/lib_search.h"
+#include "discover/lib_search.h"
 #include "../generate/spec_build.h"
 
 #define VER "550.54.15"

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../generate/nvml.h"
+#include "discover/nvml.h"
 #include "macro.h"
 
 static char *mock_lib, *old_lib, config[64];

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../generate/discover.h"
+#include "discover/discover.h"
 #include "host/procfs.h"
 #include "macro.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "discover.h"
+#include "discover/discover.h"
 #include "host/host.h"
 #include "lib/testlib.h"
 #include "host/procfs.h"

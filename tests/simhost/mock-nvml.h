@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Declarations of every symbol the mock libnvidia-ml exports, and the NVML
- * types beyond generate/nvml_api.h that those symbols need (from the
+ * types beyond generate/discover/nvml_api.h that those symbols need (from the
  * documented nvml.h signatures; layouts as in NVML API v12). Test code that
  * dlopens the mock may include this header too.
  */
 #ifndef CDIKIT_MOCK_NVML_H
 #define CDIKIT_MOCK_NVML_H
 
-#include "../../generate/nvml_api.h"
+#include "../../generate/discover/nvml_api.h"
 
 typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
 typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
