@@ -16,7 +16,7 @@
 
 #include <cdi/spec.h>
 
-#include "boot_steps.h"
+#include "boot/boot_steps.h"
 #include "cli.h"
 #include "discover/discover.h"
 #include "facts.h"

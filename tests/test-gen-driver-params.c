@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../generate/driver_params.h"
+#include "boot/driver_params.h"
 #include "macro.h"
 
 static struct dev_file_params parse_ok(const char *buf)

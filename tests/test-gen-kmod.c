@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../generate/kmod_load.h"
+#include "boot/kmod_load.h"
 #include "macro.h"
 #include "lib/simhost.h"
 #include "lib/testlib.h"

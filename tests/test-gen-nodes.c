@@ -16,8 +16,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "../generate/node_create.h"
-#include "../generate/node_plan.h"
+#include "boot/node_create.h"
+#include "boot/node_plan.h"
 #include "lib/simhost.h"
 #include "lib/testlib.h"
 #include "macro.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../generate/userns.h"
+#include "boot/userns.h"
 #include "lib/testlib.h"
 
 static bool map_initial(const char *buf)
