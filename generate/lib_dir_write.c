@@ -21,7 +21,7 @@
 
 #include "dir_list.h"
 #include "io.h"
-#include "lib_dir.h"
+#include "assemble/lib_dir.h"
 #include "macro.h"
 #include "problem.h"
 #include "strv.h"

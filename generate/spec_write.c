@@ -20,7 +20,7 @@
 #include <cdi/spec.h>
 
 #include "dir_list.h"
-#include "facts.h"
+#include "assemble/facts.h"
 #include "host/host_file.h"
 #include "io.h"
 #include "macro.h"

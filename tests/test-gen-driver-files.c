@@ -26,7 +26,7 @@
 #include "discover/discover.h"
 #include "host/elf.h"
 #include "discover/lib_search.h"
-#include "../generate/spec_build.h"
+#include "assemble/spec_build.h"
 
 #define VER "550.54.15"
 #define ELEMENTSOF_(x) (sizeof(x) / sizeof((x)[0]))

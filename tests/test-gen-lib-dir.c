@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "../generate/lib_dir.h"
-#include "../generate/spec_build.h"
+#include "assemble/lib_dir.h"
+#include "assemble/spec_build.h"
 
 #define VER "550.54.15"
 #define MA "/usr/lib/x86_64-linux-gnu"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../generate/facts.h"
-#include "../generate/spec_build.h"
+#include "assemble/facts.h"
+#include "assemble/spec_build.h"
 #include "macro.h"
 
 #define MAJ_NVIDIA 195
