@@ -26,7 +26,7 @@
 #include "path_clean.h"
 #include "problem.h"
 #include "assemble/spec_build.h"
-#include "spec_write.h"
+#include "output/spec_write.h"
 #include "strv.h"
 
 #define PROG "cdi-generate"

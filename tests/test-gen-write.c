@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "lib/testlib.h"
-#include "../generate/spec_write.h"
+#include "output/spec_write.h"
 
 #define SPEC                                                                                       \
 	"cdiVersion: 0.3.0\nkind: nvidia.com/gpu\ndevices:\n- name: none\n  containerEdits:\n    env:\n    - A=b\n"
