@@ -71,19 +71,28 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 SCHEMA_SRC := $(sort $(wildcard schema/*.c))
+# apply/ is four rooms and the programs over them, calls going one way (docs/design.md):
+# runtime -> nvidia -> libcdi -> schema, bundle -> libcdi.
 APPLY_MAINS := apply/cdi-apply.c apply/cdi-runtime.c apply/legacy-hook.c
-APPLY_SRC := $(filter-out $(APPLY_MAINS),$(sort $(wildcard apply/*.c apply/*/*.c)))
+LIBCDI_SRC := $(sort $(wildcard apply/libcdi/*.c))
+NVIDIA_SRC := $(sort $(wildcard apply/nvidia/*.c))
+BUNDLE_SRC := $(sort $(wildcard apply/bundle/*.c))
+RUNTIME_SRC := $(sort $(wildcard apply/runtime/*.c))
+APPLY_SRC := $(LIBCDI_SRC) $(NVIDIA_SRC) $(BUNDLE_SRC) $(RUNTIME_SRC)
 GEN_MAINS := generate/cdi-generate.c
 GEN_SRC := $(filter-out $(GEN_MAINS),$(sort $(wildcard generate/*.c generate/*/*.c)))
-TEST_SRC := $(sort $(wildcard tests/test-*.c))
+TEST_SRC := $(sort $(wildcard tests/unit/test-*.c))
 TESTLIB_SRC := $(sort $(wildcard tests/lib/*.c))
 
 obj = $(patsubst %.c,$(B)/obj/%.o,$(1))
 SCHEMA_OBJ := $(call obj,$(SCHEMA_SRC))
-APPLY_OBJ := $(call obj,$(APPLY_SRC))
+LIBCDI_OBJ := $(call obj,$(LIBCDI_SRC))
+NVIDIA_OBJ := $(call obj,$(NVIDIA_SRC))
+BUNDLE_OBJ := $(call obj,$(BUNDLE_SRC))
+RUNTIME_OBJ := $(call obj,$(RUNTIME_SRC))
 GEN_OBJ := $(call obj,$(GEN_SRC))
 TESTLIB_OBJ := $(call obj,$(TESTLIB_SRC))
-TESTS := $(patsubst tests/%.c,$(B)/tests/%,$(TEST_SRC))
+TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
 # Test objects come only from pattern rules: keep them, or every check relinks every suite.
 .SECONDARY: $(call obj,$(TEST_SRC))
 
@@ -101,19 +110,24 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-# Internal archives, one per half, so a test links only what it exercises.
+# Internal archives, one per room, so a program or a test links only what it uses, and a call
+# against the rooms' direction does not link (tests/rooms.sh checks it besides).
 $(B)/libcdi-schema.a: $(SCHEMA_OBJ)
-$(B)/libcdi-apply.a: $(APPLY_OBJ)
+$(B)/libcdi-core.a: $(LIBCDI_OBJ)
+$(B)/libcdi-nvidia.a: $(NVIDIA_OBJ)
+$(B)/libcdi-bundle.a: $(BUNDLE_OBJ)
+$(B)/libcdi-runtime.a: $(RUNTIME_OBJ)
 $(B)/libcdi-gen.a: $(GEN_OBJ)
 $(B)/libcdi-testlib.a: $(TESTLIB_OBJ)
-$(B)/libcdi.a: $(SCHEMA_OBJ) $(APPLY_OBJ)
+# libcdi is the CDI library and only that: schema/ and apply/libcdi/, nothing of NVIDIA's.
+$(B)/libcdi.a: $(SCHEMA_OBJ) $(LIBCDI_OBJ)
 $(B)/%.a:
 	@mkdir -p $(@D)
 	rm -f $@
 	$(AR) rcs $@ $^
 
 # Exported: exactly the functions of include/cdi/*.h, versioned (libcdi.sym; tests/abi.sh).
-$(SHLIB): $(SCHEMA_OBJ) $(APPLY_OBJ) libcdi.sym
+$(SHLIB): $(SCHEMA_OBJ) $(LIBCDI_OBJ) libcdi.sym
 	$(CC) -shared -Wl,-soname,libcdi.so.$(SOVERSION) -Wl,--version-script=libcdi.sym \
 		-Wl,--no-undefined $(ALL_LDFLAGS) -o $@ $(filter %.o,$^) $(LIB_LIBS)
 $(B)/libcdi.so: $(SHLIB)
@@ -137,22 +151,30 @@ $(B)/libcdi.pc: $(B)/libcdi.pc.vars Makefile
 		'Version: $(VERSION)' 'Requires.private: yaml-0.1 jansson' 'Requires: jansson' \
 		'Libs: -L$${libdir} -lcdi' 'Cflags: -I$${includedir}' > $@
 
-$(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
+# Archives in the rooms' order: a room's archive comes before those it calls.
+APPLY_ARCHIVES := $(B)/libcdi-runtime.a $(B)/libcdi-bundle.a $(B)/libcdi-nvidia.a $(B)/libcdi-core.a \
+	$(B)/libcdi-schema.a
+$(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(APPLY_ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS)
-$(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(B)/libcdi-apply.a $(B)/libcdi-schema.a
+$(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(APPLY_ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LINK)
 $(LEGACY_HOOK): $(call obj,apply/legacy-hook.c) $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 $(B)/cdi-generate: $(call obj,generate/cdi-generate.c) $(B)/libcdi-gen.a $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS) $(GEN_LIBS)
 
-# Tests: tests/test-<half>-<module>.c links the archives of its half only.
+# Tests: tests/unit/test-<room>-<module>.c links its room and the rooms under it, no other.
 .SECONDEXPANSION:
-test_archives = $(B)/libcdi-testlib.a \
-	$(if $(filter gen-%,$(1)),$(B)/libcdi-gen.a,$(if $(filter apply-%,$(1)),$(B)/libcdi-apply.a)) \
+room_archives.schema :=
+room_archives.libcdi := $(B)/libcdi-core.a
+room_archives.nvidia := $(B)/libcdi-nvidia.a $(B)/libcdi-core.a
+room_archives.bundle := $(B)/libcdi-bundle.a $(B)/libcdi-core.a
+room_archives.runtime := $(B)/libcdi-runtime.a $(B)/libcdi-bundle.a $(B)/libcdi-nvidia.a $(B)/libcdi-core.a
+room_archives.gen := $(B)/libcdi-gen.a
+test_archives = $(B)/libcdi-testlib.a $(room_archives.$(firstword $(subst -, ,$(1)))) \
 	$(B)/libcdi-schema.a
 test_libs = $(if $(filter gen-%,$(1)),$(GEN_LIBS))
-$(B)/tests/test-%: $(call obj,tests/test-%.c) $$(call test_archives,$$*)
+$(B)/tests/test-%: $(call obj,tests/unit/test-%.c) $$(call test_archives,$$*)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(CRIT_LIBS) $(LIB_LIBS) $(call test_libs,$*)
 

@@ -33,6 +33,7 @@
 #include "json_arena.h"
 #include "macro.h"
 #include "problem.h"
+#include "read_file.h"
 #include "strmap.h"
 #include "strv.h"
 #include "nvidia/visible_devices.h"
@@ -228,8 +229,8 @@ static int cmd_validate(const struct args *a)
 			_cleanup_free_ char *buf = NULL;
 			size_t len;
 
-			r = bundle_read_fd(STDIN_FILENO, "<stdin>", CDI_SPEC_MAX_BYTES, &buf, &len,
-					   &err);
+			r = read_fd_all(STDIN_FILENO, "<stdin>", CDI_SPEC_MAX_BYTES, &buf, &len,
+					&err);
 			if (r < 0) {
 				cli_print_problems(&err, "");
 				cdi_error_reset(&err);

@@ -1,5 +1,4 @@
-# Hardening tests (included by the Makefile): fuzz targets, the fault-injection shim and the
-# include path of the tests/test-*-regressions.c suites.
+# Hardening tests (included by the Makefile): fuzz targets and the fault-injection shim.
 #
 #   make fuzz              build the libFuzzer targets with clang in $(BUILD)/fuzz and run each
 #                          for FUZZ_SECONDS (default 30) from tests/fuzz/corpus/<target>
@@ -18,9 +17,8 @@ FUZZ_SRC := $(wildcard tests/fuzz/*.c)
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_SECONDS ?= 30
 FUZZ_OPTS ?=
-# Internal headers of the other halves ("ldcache.h", "json_dump.h"): quote includes only, so
-# <elf.h> is still the system's.
-FUZZ_INCLUDES := -iquote generate -iquote apply -iquote tests/fuzz
+# The targets' own header ("fuzz.h"); the rooms' headers come by room name, as everywhere.
+FUZZ_INCLUDES := -iquote tests/fuzz
 
 # ---- libFuzzer build: clang, the project's archives instrumented for coverage ------------------
 FUZZ_B := $(BUILD)/fuzz
@@ -30,6 +28,7 @@ FUZZ_CFLAGS = $(filter-out $(SAN_FLAGS),$(BASE_CFLAGS)) $(FUZZ_INCLUDES) -O1 -g 
 	-fsanitize=fuzzer-no-link $(FUZZ_SAN)
 fuzz_obj = $(patsubst %.c,$(FUZZ_B)/obj/%.o,$(1))
 FUZZ_ARCHIVES := $(FUZZ_B)/libcdi-gen.a $(FUZZ_B)/libcdi-apply.a $(FUZZ_B)/libcdi-schema.a
+# The fuzz targets reach into every room: one archive of all of apply/ is enough for them.
 FUZZ_BINS := $(patsubst %,$(FUZZ_B)/fuzz-%,$(FUZZ_NAMES))
 
 $(FUZZ_B)/obj/%.o: %.c
@@ -60,7 +59,7 @@ $(call obj,$(FUZZ_SRC)): ALL_CFLAGS += $(FUZZ_INCLUDES)
 .SECONDARY: $(call obj,$(FUZZ_SRC))
 
 $(B)/tests/fuzz/replay-%: $(call obj,tests/fuzz/fuzz-%.c tests/fuzz/lib.c tests/fuzz/replay.c) \
-		$(B)/libcdi-gen.a $(B)/libcdi-apply.a $(B)/libcdi-schema.a
+		$(B)/libcdi-gen.a $(APPLY_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(GEN_LIBS)
 
@@ -76,6 +75,3 @@ $(FAULT_SHIM): tests/faults/fault-shim.c mk/fuzz.mk
 check: $(FUZZ_REPLAY) $(FAULT_SHIM)
 
 -include $(shell find $(FUZZ_B)/obj -name '*.d' 2>/dev/null)
-
-# Regression suites reach the internal headers of their half by name ("procfs.h", "ldcache.h").
-$(call obj,$(wildcard tests/test-*-regressions.c)): ALL_CFLAGS += -iquote generate -iquote apply

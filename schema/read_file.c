@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -9,6 +11,8 @@
 #include "array.h"
 #include "load.h"
 #include "macro.h"
+#include "problem.h"
+#include "read_file.h"
 
 int cdi_open_regular_at(int dirfd, const char *path, int open_flags, struct stat *ret_st)
 {
@@ -92,4 +96,56 @@ int cdi_read_file_at(int dirfd, const char *path, int open_flags, size_t max, ch
 int cdi_read_file(const char *path, size_t max, char **ret_buf, size_t *ret_len)
 {
 	return cdi_read_file_at(AT_FDCWD, path, 0, max, ret_buf, ret_len, NULL);
+}
+
+/* The problem for a read of label that failed with r (from cdi_open_regular_at, cdi_read_fd). */
+static int read_problem(const char *label, size_t max, int r, struct cdi_error *err)
+{
+	switch (r) {
+	case -EFBIG:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "larger than %zu bytes", max);
+	case -ENOMEM:
+		return cdi_fail(err, r, "out of memory");
+	case -EISDIR:
+	case -EINVAL:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "not a regular file");
+	default:
+		return cdi_problem_add(err, r, label, 0, 0, NULL, "%s", strerror(-r));
+	}
+}
+
+int read_fd_all(int fd, const char *label, size_t max, char **ret_buf, size_t *ret_len,
+		struct cdi_error *err)
+{
+	struct stat st;
+	size_t hint = 0;
+	int r;
+
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		hint = (size_t)st.st_size;
+	r = cdi_read_fd(fd, hint, max, ret_buf, ret_len);
+	return r < 0 ? read_problem(label, max, r, err) : 0;
+}
+
+int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, unsigned flags,
+		    char **ret_buf, size_t *ret_len, struct stat *ret_st, struct cdi_error *err)
+{
+	bool nofollow = flags & READ_NOFOLLOW;
+	_cleanup_close_ int fd = -1;
+	struct stat st;
+	int r;
+
+	fd = cdi_open_regular_at(dir_fd, name, nofollow ? O_NOFOLLOW : 0, &st);
+	if (fd == -ENOENT && (flags & READ_MISSING_OK))
+		return -ENOENT;
+	if (fd == -ELOOP && nofollow)
+		return -ELOOP;
+	if (fd < 0)
+		return read_problem(label, max, fd, err);
+	r = cdi_read_fd(fd, (size_t)st.st_size, max, ret_buf, ret_len);
+	if (r < 0)
+		return read_problem(label, max, r, err);
+	if (ret_st)
+		*ret_st = st;
+	return 0;
 }

@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "libcdi/oci_config.h"
 #include "problem.h"
+#include "read_file.h"
 
 /*
  * Open the directory of path ("." or "/" when it names none) and point *ret_base at the file
@@ -47,60 +48,6 @@ static int open_parent(const char *path, const char **ret_base, struct cdi_error
 	return fd;
 }
 
-/* The problem for a read of label that failed with r (from cdi_open_regular_at, cdi_read_fd). */
-static int read_problem(const char *label, size_t max, int r, struct cdi_error *err)
-{
-	switch (r) {
-	case -EFBIG:
-		return cdi_problem_add(err, r, label, 0, 0, NULL, "larger than %zu bytes", max);
-	case -ENOMEM:
-		return cdi_fail(err, r, "out of memory");
-	case -EISDIR:
-	case -EINVAL:
-		return cdi_problem_add(err, r, label, 0, 0, NULL, "not a regular file");
-	default:
-		return cdi_problem_add(err, r, label, 0, 0, NULL, "%s", strerror(-r));
-	}
-}
-
-int bundle_read_fd(int fd, const char *label, size_t max, char **ret_buf, size_t *ret_len,
-		   struct cdi_error *err)
-{
-	struct stat st;
-	size_t hint = 0;
-	int r;
-
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		hint = (size_t)st.st_size;
-	r = cdi_read_fd(fd, hint, max, ret_buf, ret_len);
-	return r < 0 ? read_problem(label, max, r, err) : 0;
-}
-
-int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, unsigned flags,
-		    char **ret_buf, size_t *ret_len, struct stat *ret_st, struct cdi_error *err)
-{
-	bool nofollow = flags & READ_NOFOLLOW;
-	_cleanup_close_ int fd = -1;
-	struct stat st;
-	int r;
-
-	fd = cdi_open_regular_at(dir_fd, name, nofollow ? O_NOFOLLOW : 0, &st);
-	if (fd == -ENOENT && (flags & READ_MISSING_OK))
-		return -ENOENT;
-	if (fd == -ELOOP && nofollow)
-		return cdi_problem_add(
-			err, -ELOOP, label, 0, 0, NULL,
-			"is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
-	if (fd < 0)
-		return read_problem(label, max, fd, err);
-	r = cdi_read_fd(fd, (size_t)st.st_size, max, ret_buf, ret_len);
-	if (r < 0)
-		return read_problem(label, max, r, err);
-	if (ret_st)
-		*ret_st = st;
-	return 0;
-}
-
 void bundle_config_done(struct bundle_config *c)
 {
 	if (!c)
@@ -121,6 +68,10 @@ int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 
 	r = read_regular_at(dir_fd, name, label, BUNDLE_CONFIG_MAX_BYTES, READ_NOFOLLOW, &c.buf,
 			    &c.len, &c.st, err);
+	if (r == -ELOOP)
+		return cdi_problem_add(
+			err, -ELOOP, label, 0, 0, NULL,
+			"is a symbolic link; refusing to follow it (the config must be a regular file in the bundle)");
 	if (r < 0)
 		return r;
 	c.name = strdup(name);
@@ -146,8 +97,8 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 
 		if (!c.label)
 			return cdi_fail(err, -ENOMEM, "out of memory");
-		r = bundle_read_fd(STDIN_FILENO, c.label, BUNDLE_CONFIG_MAX_BYTES, &c.buf, &c.len,
-				   err);
+		r = read_fd_all(STDIN_FILENO, c.label, BUNDLE_CONFIG_MAX_BYTES, &c.buf, &c.len,
+				err);
 		if (r < 0) {
 			bundle_config_done(&c);
 			return r;

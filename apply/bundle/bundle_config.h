@@ -52,23 +52,6 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 			  struct bundle_config *ret, struct cdi_error *err);
 
-/* Read all of fd (at most max bytes), NUL-terminated; label names it. */
-int bundle_read_fd(int fd, const char *label, size_t max, char **ret_buf, size_t *ret_len,
-		   struct cdi_error *err);
-
-enum {
-	READ_NOFOLLOW = 1u << 0,   /* O_NOFOLLOW: a link is refused */
-	READ_MISSING_OK = 1u << 1, /* a missing file is -ENOENT without a problem */
-};
-
-/*
- * Read the regular file name in dir_fd (AT_FDCWD for a path), at most max bytes, opened with
- * O_NONBLOCK (a FIFO must not hang us); anything but a regular file is refused. flags:
- * READ_*. ret_st (may be NULL) gets its fstat. Problems name the file by label.
- */
-int read_regular_at(int dir_fd, const char *name, const char *label, size_t max, unsigned flags,
-		    char **ret_buf, size_t *ret_len, struct stat *ret_st, struct cdi_error *err);
-
 /* Free what a read put in c (c itself is the caller's). */
 void bundle_config_done(struct bundle_config *c);
 

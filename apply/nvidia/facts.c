@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "facts.h"
-#include "bundle/bundle_config.h"
+#include "read_file.h"
 #include "macro.h"
 #include "libcdi/oci_config.h"
 #include "problem.h"

@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle/bundle_config.h"
+#include "read_file.h"
 #include "nvidia/env_trust.h"
 #include "macro.h"
 #include "problem.h"
