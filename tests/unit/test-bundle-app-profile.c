@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "bundle/app_profile.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static struct scratch dir;
 

@@ -13,8 +13,8 @@
 
 #include "bundle/bundle_ldcache.h"
 #include "bundle/injected_libs.h"
-#include "lib/ldtree.h"
-#include "lib/testlib.h"
+#include "../lib/ldtree.h"
+#include "../lib/testlib.h"
 
 static struct ldtree_world w;
 

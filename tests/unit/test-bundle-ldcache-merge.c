@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "bundle/bundle_ldcache.h"
-#include "lib/ldtree.h"
-#include "lib/testlib.h"
+#include "../lib/ldtree.h"
+#include "../lib/testlib.h"
 
 static struct ldtree_world w;
 

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/simhost.h"
-#include "lib/testlib.h"
+#include "../lib/simhost.h"
+#include "../lib/testlib.h"
 #include "discover/discover.h"
 
 #define VER "550.54.15"

@@ -21,8 +21,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "lib/simhost.h"
-#include "lib/testlib.h"
+#include "../lib/simhost.h"
+#include "../lib/testlib.h"
 #include "discover/discover.h"
 #include "host/elf.h"
 #include "discover/lib_search.h"

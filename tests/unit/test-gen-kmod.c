@@ -18,8 +18,8 @@
 
 #include "boot/kmod_load.h"
 #include "macro.h"
-#include "lib/simhost.h"
-#include "lib/testlib.h"
+#include "../lib/simhost.h"
+#include "../lib/testlib.h"
 
 #define RELEASE "6.1.0-18-amd64"
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "ldcache.h"
 
 static char tmp[] = "/tmp/cdikit-ldcache.XXXXXX";

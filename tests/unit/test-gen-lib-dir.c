@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "assemble/lib_dir.h"
 #include "assemble/spec_build.h"
 

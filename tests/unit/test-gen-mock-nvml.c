@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "simhost/mock-nvml.h"
+#include "../simhost/mock-nvml.h"
 
 #define SINGLE                                                                                     \
 	"driver 550.54.15\n"                                                                       \

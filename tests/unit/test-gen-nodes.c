@@ -18,8 +18,8 @@
 
 #include "boot/node_create.h"
 #include "boot/node_plan.h"
-#include "lib/simhost.h"
-#include "lib/testlib.h"
+#include "../lib/simhost.h"
+#include "../lib/testlib.h"
 #include "macro.h"
 
 static char root[] = "/tmp/cdikit-nodes-XXXXXX";

@@ -13,7 +13,7 @@
 
 #include "discover/discover.h"
 #include "host/host.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "host/procfs.h"
 
 static char dir[] = "/tmp/cdikit-gen-regressions.XXXXXX";

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "boot/userns.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static bool map_initial(const char *buf)
 {

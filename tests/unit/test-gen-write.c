@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "output/spec_write.h"
 
 #define SPEC                                                                                       \

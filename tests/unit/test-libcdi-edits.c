@@ -18,7 +18,7 @@
 
 #include <cdi/registry.h>
 
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "libcdi/edits.h"
 #include "libcdi/json_dump.h"
 #include "path_clean.h"

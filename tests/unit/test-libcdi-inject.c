@@ -18,7 +18,7 @@
 #include <cdi/annotations.h>
 #include <cdi/registry.h>
 
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static char root[64];
 

@@ -14,7 +14,7 @@
 #include <cdi/cdi.h>
 
 #include "libcdi/json_dump.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "libcdi/oci_config.h"
 
 static json_t *parse_ok(const char *text)

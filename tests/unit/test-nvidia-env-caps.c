@@ -16,7 +16,7 @@
 
 #include "nvidia/container_env.h"
 #include "nvidia/driver_caps.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "load.h"
 #include "strv.h"
 

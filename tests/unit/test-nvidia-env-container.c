@@ -15,7 +15,7 @@
 
 #include "nvidia/container_env.h"
 #include "nvidia/driver_caps.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 /* An OCI config whose process.env is the NULL-terminated list. */
 static json_t *config_withv(const char *first, va_list ap)

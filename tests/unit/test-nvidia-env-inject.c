@@ -18,7 +18,7 @@
 
 #include "nvidia/container_env.h"
 #include "nvidia/env_inject.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-env-inject.XXXXXX";
 static char cdi[sizeof(tmp) + 8], spec[sizeof(cdi) + 16], host[sizeof(tmp) + 8];

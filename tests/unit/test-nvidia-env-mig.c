@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "nvidia/mig_admin.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-migadmin.XXXXXX";
 static char root[PATH_MAX];

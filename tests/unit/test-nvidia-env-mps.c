@@ -16,7 +16,7 @@
 
 #include "nvidia/driver_caps.h"
 #include "nvidia/mps.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-mps.XXXXXX";
 

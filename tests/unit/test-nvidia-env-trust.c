@@ -14,7 +14,7 @@
 #include <criterion/criterion.h>
 
 #include "nvidia/env_trust.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "load.h"
 
 Test(trust, privileged_is_bounding_sys_admin)

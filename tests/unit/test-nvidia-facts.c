@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "nvidia/facts.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 /* FACTS.md's example, with the UUIDs of the simulated DGX (tests/simhost/README.md). */
 static const char example[] =

@@ -19,7 +19,7 @@
 #include <cdi/cdi.h>
 
 #include "nvidia/mig_expand.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 #define GPU0 "GPU-54e67eb0-c6b5-d687-008a-2323a63630c7"
 #define GPU2 "GPU-7ad0c01a-caf1-bed9-cebc-0b21ab553c68"

@@ -12,7 +12,7 @@
 
 #include "nvidia/device_requests.h"
 #include "nvidia/visible_devices.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 /* Take the requests; want: the expected names, NULL-terminated. */
 static struct device_requests take(json_t *oci, enum device_request_source source, ...)

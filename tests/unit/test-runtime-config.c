@@ -15,7 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "runtime/runtime_config.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 
 static char dir[] = "/tmp/cdikit-test-rtconf.XXXXXX";
 

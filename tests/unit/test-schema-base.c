@@ -16,7 +16,7 @@
 #include "dir_list.h"
 #include "hash.h"
 #include "strv.h"
-#include "lib/testlib.h"
+#include "../lib/testlib.h"
 #include "utf8.h"
 
 Test(array, reserve_grows_geometrically_and_keeps_content)

@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "ldcache.h"
-#include "lib/ldtree.h"
-#include "lib/testlib.h"
+#include "../lib/ldtree.h"
+#include "../lib/testlib.h"
 
 static char tmp[] = "/tmp/cdikit-ldw.XXXXXX";
 
