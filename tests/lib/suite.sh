@@ -8,7 +8,7 @@
 # which skips (77) when not root, fails when a FILE (relative to $B) was not built, and gives
 # $tmp, a fresh directory removed at exit, and make_host.
 set -u
-cd "$(dirname "$0")/.." || exit 1
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 1
 : "${B:=build}"
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 

@@ -12,7 +12,7 @@
 # containerd is stopped by its pid, its dirs removed. Needs root, containerd, ctr, runc, jq,
 # a C compiler; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 # shellcheck source=lib/tap.sh

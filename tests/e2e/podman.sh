@@ -34,7 +34,7 @@
 #
 # Needs root and podman; exits 77 with the reason when podman cannot create containers here.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 skip() { echo "SKIP: $*"; exit 77; }

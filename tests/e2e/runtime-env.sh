@@ -15,7 +15,7 @@
 # Settings come from a temp runtime.conf (CDIKIT_CONFIG), never the machine's.
 # Needs root, runc, jq, a C compiler; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 # shellcheck source=lib/tap.sh

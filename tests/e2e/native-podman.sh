@@ -24,7 +24,7 @@
 #
 # Needs root, podman, runc, jq, a C compiler and binutils; exits 77 with the reason otherwise.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 

@@ -15,7 +15,7 @@
 #     no container; a config that asks for nothing is not rewritten at all.
 # Needs root, runc, crun, jq, a C compiler; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 # shellcheck source=lib/tap.sh

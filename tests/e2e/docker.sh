@@ -16,7 +16,7 @@
 # (/etc/docker/key.json, /run/docker/plugins, /run/containerd/s) only if this test made them.
 # Needs root, docker.io, jq, a C compiler; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 # shellcheck source=lib/tap.sh

@@ -17,7 +17,7 @@
 #
 # Needs root (device nodes, runc run), runc, jq, a C compiler and binutils; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 skip() { echo "SKIP: $*"; exit 77; }

@@ -14,7 +14,7 @@
 #
 # Needs root (mknod for the simulated host, runc run), runc, a C compiler; else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 skip() { echo "SKIP: $*"; exit 77; }

@@ -16,7 +16,7 @@
 #
 # Needs root, runc, a C compiler with a static libc (libc6-dev); else exit 77.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 : "${B:=build}"
 
 skip() { echo "SKIP: $*"; exit 77; }
