@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "check_decode.h"
 #include "check_pass.h"
 #include "number_text.h"
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * What the two passes of the spec check share (internal to check*.c): where a problem is (line
- * and column from the marks, the field path built on the stack as the walk descends) and how
- * problems are counted and reported.
+ * What the two passes of the spec check share (internal to check*.c, check_pass.c under both):
+ * where a problem is (line and column from the marks, the field path built on the stack as the
+ * walk descends) and how problems are counted and reported.
  */
 #ifndef CDIKIT_CHECK_PASS_H
 #define CDIKIT_CHECK_PASS_H
@@ -87,12 +87,5 @@ const char *quote_json(char buf[static CDI_QUOTE_MAX], const json_t *s);
 
 /* True when p is the top-level field name. */
 bool is_top_field(const struct path *p, const char *name);
-
-/* Pass one: the types of every field, with coercion (check_decode.c). False when the root is
- * not an object, so there is nothing to check the rules on. */
-bool check_decode(struct check *c, json_t *root, struct loc rloc);
-
-/* Pass two: the reference's validation rules, on what decoded (check_rules.c). */
-void check_rules(struct check *c, const json_t *root, struct loc rloc);
 
 #endif

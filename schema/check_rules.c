@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check_rules.h"
 #include "check_pass.h"
 
 static json_t *get(const json_t *obj, const char *key, json_type type)
