@@ -28,3 +28,10 @@ int array_reserve(void *pp, size_t *cap, size_t need, size_t elem)
 	*cap = ncap;
 	return 0;
 }
+
+int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}

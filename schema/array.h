@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Growable arrays: one place for the grow-by-doubling loop (internal). */
+/* Growable arrays: one place for the grow-by-doubling loop, and sorting them (internal). */
 #ifndef CDIKIT_ARRAY_H
 #define CDIKIT_ARRAY_H
 
@@ -14,5 +14,8 @@ int array_reserve(void *pp, size_t *cap, size_t need, size_t elem);
 
 /* ARRAY_RESERVE(v, cap, n + 1) before v[n++] = x. */
 #define ARRAY_RESERVE(v, cap, need) array_reserve(&(v), &(cap), (need), sizeof(*(v)))
+
+/* qsort/bsearch comparator for an array of unsigned (device minors). Strings: strv_cmp. */
+int cmp_unsigned(const void *a, const void *b);
 
 #endif

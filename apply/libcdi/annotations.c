@@ -13,6 +13,7 @@
 
 #include "macro.h"
 #include "problem.h"
+#include "strv.h"
 
 #define ANNOTATION_NAME_MAX 63
 
@@ -131,20 +132,10 @@ wrap:
 	return r;
 }
 
-static void strv_freep(char ***strv)
-{
-	cdi_strv_free(*strv);
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 _public_ int cdi_annotations_parse(const json_t *annotations, char ***ret_devices, size_t *ret_n,
 				   struct cdi_error *err)
 {
-	__attribute__((cleanup(strv_freep))) char **devs = NULL;
+	_cleanup_strv_free_ char **devs = NULL;
 	_cleanup_free_ const char **keys = NULL;
 	size_t n_keys = 0, n = 0, cap = 0;
 	const char *key;
@@ -164,7 +155,7 @@ _public_ int cdi_annotations_parse(const json_t *annotations, char ***ret_device
 		if (strncmp(key, CDI_ANNOTATION_PREFIX, strlen(CDI_ANNOTATION_PREFIX)) == 0)
 			keys[n_keys++] = key;
 	if (n_keys > 1)
-		qsort(keys, n_keys, sizeof(*keys), cmp_str);
+		qsort(keys, n_keys, sizeof(*keys), strv_cmp);
 
 	for (size_t i = 0; i < n_keys; i++) {
 		const char *s = json_string_value(json_object_get(annotations, keys[i]));

@@ -240,13 +240,6 @@ static int add_variable(struct mig_admin *m, const char *var, const char *value,
 	return r;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static int nodes_json(struct mig_admin *m, json_t *edits)
 {
 	json_t *nodes;

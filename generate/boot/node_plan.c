@@ -88,13 +88,6 @@ static bool keep_numbered(const char *name, unsigned char d_type _unused_, void 
 	return true;
 }
 
-static int cmp_unsigned(const void *a, const void *b)
-{
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The device minors of the GPUs in /proc/driver/nvidia/gpus, sorted; excluded GPUs left out. */
 static int gpu_minors(struct planner *p, unsigned **ret, size_t *ret_n)
 {

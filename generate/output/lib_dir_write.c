@@ -141,11 +141,6 @@ static int collect(int fd, const char *prefix, int depth, struct strv_builder *o
 	return r;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Whether a written file (under top) has the content, mode 0644 and is ours. */
 static bool same_content(int top, const struct lib_link *l)
 {
@@ -187,7 +182,7 @@ static int compare(int top, const struct lib_dir *ld, char *reason, size_t size,
 	if (r < 0 || !*ret_ok)
 		goto out;
 	if (have.n)
-		qsort(have.v, have.n, sizeof(*have.v), cmp_str);
+		qsort(have.v, have.n, sizeof(*have.v), strv_cmp);
 	for (size_t i = 0, k = 0; *ret_ok && (i < have.n || k < ld->n_links);) {
 		int c = i == have.n	   ? 1
 			: k == ld->n_links ? -1
