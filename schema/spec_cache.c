@@ -5,9 +5,9 @@
  *   version    u32, CACHE_VERSION: another one is ignored (and rewritten by cdi-generate)
  *   flags      u32, CACHE_STRICT: the spec's tree passed the strict check
  *   spec id    7 x u64 of the spec file: st_dev, st_ino, st_size, st_mtim (s, ns), st_ctim (s, ns)
- *   facts id   the same of the facts file; all zero: no facts tree
+ *   companion id  the same of the companion file; all zero: no companion tree
  *   spec len   u64, the packed spec tree's bytes, right after the header
- *   facts len  u64, the packed facts tree's, after the spec's, to the end of the file
+ *   companion len u64, the packed companion tree's, after the spec's, to the end of the file
  * Numbers are little endian.
  */
 #include <errno.h>
@@ -30,10 +30,10 @@
 #define ID_WORDS 7
 #define OFF_FLAGS 12
 #define OFF_SPEC_ID 16
-#define OFF_FACTS_ID (OFF_SPEC_ID + 8 * ID_WORDS)
-#define OFF_SPEC_LEN (OFF_FACTS_ID + 8 * ID_WORDS)
-#define OFF_FACTS_LEN (OFF_SPEC_LEN + 8)
-#define HEADER_BYTES (OFF_FACTS_LEN + 8)
+#define OFF_COMPANION_ID (OFF_SPEC_ID + 8 * ID_WORDS)
+#define OFF_SPEC_LEN (OFF_COMPANION_ID + 8 * ID_WORDS)
+#define OFF_COMPANION_LEN (OFF_SPEC_LEN + 8)
+#define HEADER_BYTES (OFF_COMPANION_LEN + 8)
 _Static_assert(HEADER_BYTES == SPEC_CACHE_HEADER_BYTES, "the header's size");
 
 static void identity_of(const struct stat *st, uint64_t id[ID_WORDS])
@@ -70,8 +70,8 @@ static bool same_identity(const unsigned char *p, const struct stat *st)
 	return true;
 }
 
-int spec_cache_encode(const json_t *spec, const struct stat *spec_st, const json_t *facts,
-		      const struct stat *facts_st, char **ret, size_t *ret_len)
+int spec_cache_encode(const json_t *spec, const struct stat *spec_st, const json_t *companion,
+		      const struct stat *companion_st, char **ret, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = malloc(HEADER_BYTES);
 	size_t len = HEADER_BYTES, cap = HEADER_BYTES, spec_end;
@@ -82,8 +82,8 @@ int spec_cache_encode(const json_t *spec, const struct stat *spec_st, const json
 		return -ENOMEM;
 	r = tree_pack(spec, &buf, &len, &cap);
 	spec_end = len;
-	if (r >= 0 && facts)
-		r = tree_pack(facts, &buf, &len, &cap);
+	if (r >= 0 && companion)
+		r = tree_pack(companion, &buf, &len, &cap);
 	if (r < 0)
 		return r;
 	h = (unsigned char *)buf;
@@ -91,9 +91,9 @@ int spec_cache_encode(const json_t *spec, const struct stat *spec_st, const json
 	le_put(h + 8, CACHE_VERSION, 4);
 	le_put(h + OFF_FLAGS, CACHE_STRICT, 4);
 	put_identity(h + OFF_SPEC_ID, spec_st);
-	put_identity(h + OFF_FACTS_ID, facts ? facts_st : NULL);
+	put_identity(h + OFF_COMPANION_ID, companion ? companion_st : NULL);
 	le_put(h + OFF_SPEC_LEN, spec_end - HEADER_BYTES, 8);
-	le_put(h + OFF_FACTS_LEN, len - spec_end, 8);
+	le_put(h + OFF_COMPANION_LEN, len - spec_end, 8);
 	*ret = TAKE_PTR(buf);
 	*ret_len = len;
 	return 0;
@@ -106,12 +106,12 @@ static bool header_ok(const unsigned char *h, size_t len)
 }
 
 bool spec_cache_describes(const void *buf, size_t len, const struct stat *spec_st,
-			  const struct stat *facts_st)
+			  const struct stat *companion_st)
 {
 	const unsigned char *h = buf;
 
 	return header_ok(h, len) && same_identity(h + OFF_SPEC_ID, spec_st) &&
-	       same_identity(h + OFF_FACTS_ID, facts_st);
+	       same_identity(h + OFF_COMPANION_ID, companion_st);
 }
 
 /* The cache beside name (relative to dirfd), if it is as trusted as a file of owner uid: its fd
@@ -138,12 +138,12 @@ static int open_cache(int dirfd, const char *name, uid_t uid, unsigned char head
 
 /* The lengths of the two packed trees, which with the header must make the file's size. */
 static bool sections(const unsigned char *h, const struct stat *st, uint64_t *spec_len,
-		     uint64_t *facts_len)
+		     uint64_t *companion_len)
 {
 	*spec_len = le_get(h + OFF_SPEC_LEN, 8);
-	*facts_len = le_get(h + OFF_FACTS_LEN, 8);
-	return *spec_len <= (uint64_t)st->st_size && *facts_len <= (uint64_t)st->st_size &&
-	       HEADER_BYTES + *spec_len + *facts_len == (uint64_t)st->st_size;
+	*companion_len = le_get(h + OFF_COMPANION_LEN, 8);
+	return *spec_len <= (uint64_t)st->st_size && *companion_len <= (uint64_t)st->st_size &&
+	       HEADER_BYTES + *spec_len + *companion_len == (uint64_t)st->st_size;
 }
 
 /* The packed tree of len bytes at off in the cache fd. */
@@ -162,19 +162,19 @@ static int unpack_at(int fd, uint64_t off, uint64_t len, json_t **ret)
 	return tree_unpack(buf, len, ret);
 }
 
-/* The spec's tree (facts: the facts file's) of the cache fd with header h and fstat cache_st,
- * if the header names that file as file_st shows it. */
-static int unpack_tree(int fd, const unsigned char *h, const struct stat *cache_st, bool facts,
+/* The spec's tree (companion: the companion file's) of the cache fd with header h and fstat
+ * cache_st, if the header names that file as file_st shows it. */
+static int unpack_tree(int fd, const unsigned char *h, const struct stat *cache_st, bool companion,
 		       const struct stat *file_st, json_t **ret)
 {
-	uint64_t spec_len, facts_len;
+	uint64_t spec_len, companion_len;
 
-	if (!same_identity(h + (facts ? OFF_FACTS_ID : OFF_SPEC_ID), file_st))
+	if (!same_identity(h + (companion ? OFF_COMPANION_ID : OFF_SPEC_ID), file_st))
 		return -ESTALE;
-	if (!sections(h, cache_st, &spec_len, &facts_len))
+	if (!sections(h, cache_st, &spec_len, &companion_len))
 		return -EINVAL;
-	return facts ? unpack_at(fd, HEADER_BYTES + spec_len, facts_len, ret)
-		     : unpack_at(fd, HEADER_BYTES, spec_len, ret);
+	return companion ? unpack_at(fd, HEADER_BYTES + spec_len, companion_len, ret)
+			 : unpack_at(fd, HEADER_BYTES, spec_len, ret);
 }
 
 int spec_cache_load_at(int dirfd, const char *spec_name, const struct stat *spec_st,
@@ -193,14 +193,14 @@ int spec_cache_load_at(int dirfd, const char *spec_name, const struct stat *spec
 	return unpack_tree(fd, h, &st, false, spec_st, ret);
 }
 
-int spec_cache_load_facts(const char *spec_path, const char *facts_path, json_t **ret)
+int spec_cache_load_companion(const char *spec_path, const char *companion_path, json_t **ret)
 {
 	unsigned char h[HEADER_BYTES];
 	_cleanup_close_ int fd = -1;
 	struct stat fst, st;
 
 	*ret = NULL;
-	if (lstat(facts_path, &fst) < 0)
+	if (lstat(companion_path, &fst) < 0)
 		return -errno;
 	if (!S_ISREG(fst.st_mode))
 		return -EINVAL;

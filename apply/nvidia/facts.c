@@ -317,7 +317,7 @@ int cdi_facts_load_for_spec(const char *spec_path, struct cdi_facts **ret, struc
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	/* The tree cdi-generate cached beside the spec, while the facts file is the one it was
 	 * made from (spec_cache.h); its checks below are the same. */
-	if (spec_cache_load_facts(spec_path, path, &root) == 0)
+	if (spec_cache_load_companion(spec_path, path, &root) == 0)
 		return facts_of_tree(path, root, ret, err);
 	return cdi_facts_load(path, ret, err);
 }
