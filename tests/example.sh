@@ -52,4 +52,26 @@ grep -qxF "nvidia.com/gpu=0	$tmp/run/nvidia.yaml" "$tmp/out" &&
 	die "a device's spec file is wrong: $(cat "$tmp/out")"
 grep -q "^list-devices: warning: $tmp/run/bad.yaml" "$tmp/err" || die "the broken spec is not reported: $(cat "$tmp/err")"
 ok "$(wc -l <"$tmp/out") devices, as cdi-apply --list; /var/run wins; a broken spec is a warning"
+
+# libcdi with another vendor's spec: examples/inject-devices.c over examples/cdi/intel-gpu.yaml
+# gives the config cdi-apply gives (the same library), and names nothing of NVIDIA.
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror $sanflags $(pc --cflags libcdi) -o "$tmp/inject-devices" \
+	examples/inject-devices.c $(pc --libs libcdi) || die "cannot build examples/inject-devices.c"
+inject() { LD_LIBRARY_PATH="$dest$libdir" "$tmp/inject-devices" "$@" >"$tmp/out" 2>"$tmp/err"; }
+run --spec-dir examples/cdi && [ "$(cut -f1 "$tmp/out" | tr '\n' ' ')" = "intel.com/gpu=0 intel.com/gpu=1 " ] ||
+	die "the Intel spec's devices: $(cat "$tmp/out" "$tmp/err")"
+inject --spec-dir examples/cdi examples/config.json intel.com/gpu=1 || die "inject-devices: $(cat "$tmp/err")"
+jq -S . "$tmp/out" >"$tmp/got.json"
+"$B/cdi-apply" --spec-dir examples/cdi --config examples/config.json --output - intel.com/gpu=1 |
+	jq -S . >"$tmp/want.json" || die "cdi-apply on the Intel spec failed"
+cmp -s "$tmp/got.json" "$tmp/want.json" || die "inject-devices and cdi-apply differ: $(diff "$tmp/want.json" "$tmp/got.json")"
+[ "$(jq -c '[.linux.devices[].path, (.process.env | map(select(startswith("ZE_")))[])]' "$tmp/got.json")" = \
+	'["/dev/dri/card1","/dev/dri/renderD129","ZE_ENABLE_PCI_ID_DEVICE_ORDER=1"]' ] ||
+	die "intel.com/gpu=1's edits are not in the config: $(jq -c .linux.devices "$tmp/got.json")"
+cp examples/config.json "$tmp/config.json"
+inject --spec-dir examples/cdi "$tmp/config.json" intel.com/gpu=1 intel.com/gpu=7 && die "an unknown device succeeded"
+[ ! -s "$tmp/out" ] && grep -q 'unresolvable CDI devices intel.com/gpu=7' "$tmp/err" ||
+	die "an unknown device: $(cat "$tmp/out" "$tmp/err")"
+ok "inject-devices merges intel.com/gpu=1 as cdi-apply does; an unknown device prints nothing"
 echo "PASS: example"
