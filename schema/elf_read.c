@@ -289,6 +289,49 @@ static int read_string(const struct reader *r, const struct dyn_loc *loc, uint64
 	return 0;
 }
 
+/* The tag and value of the dynamic entry at p, in the file's byte order and class. */
+static void dyn_entry(const struct reader *r, const char *p, int64_t *ret_tag, uint64_t *ret_val)
+{
+	if (r->is64) {
+		Elf64_Dyn d;
+
+		memcpy(&d, p, sizeof(d));
+		*ret_tag = (int64_t)u64(r, (uint64_t)d.d_tag);
+		*ret_val = u64(r, d.d_un.d_val);
+	} else {
+		Elf32_Dyn d;
+
+		memcpy(&d, p, sizeof(d));
+		*ret_tag = (int32_t)u32(r, (uint32_t)d.d_tag);
+		*ret_val = u32(r, d.d_un.d_val);
+	}
+}
+
+/* Where DT_STRTAB's address strtab lies in the file, through the loaded segment holding it; its
+ * size bounded by the segment and by DT_STRSZ (strsz, when given). */
+static int strtab_in_file(const struct reader *r, struct dyn_loc *loc, const struct load_seg *loads,
+			  size_t n_loads, uint64_t strtab, const uint64_t *strsz)
+{
+	const struct load_seg *seg = NULL;
+
+	for (size_t i = 0; i < n_loads; i++)
+		if (loads[i].vaddr <= strtab && strtab - loads[i].vaddr < loads[i].filesz) {
+			seg = &loads[i];
+			break;
+		}
+	if (!seg)
+		return cdi_fail(r->err, -EINVAL,
+				"%s: DT_STRTAB address 0x%llx is in no loaded segment", r->path,
+				(unsigned long long)strtab);
+	loc->str_off = seg->offset + (strtab - seg->vaddr);
+	loc->str_size = seg->filesz - (strtab - seg->vaddr);
+	if (strsz && *strsz < loc->str_size)
+		loc->str_size = *strsz;
+	if (loc->str_off < seg->offset)
+		return cdi_fail(r->err, -EINVAL, "%s: DT_STRTAB offset overflows", r->path);
+	return 0;
+}
+
 static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struct load_seg *loads,
 			size_t n_loads, unsigned flags, struct elf_info *info)
 {
@@ -328,19 +371,7 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 		int64_t tag;
 		uint64_t val;
 
-		if (r->is64) {
-			Elf64_Dyn d;
-
-			memcpy(&d, dyn + i * entsize, sizeof(d));
-			tag = (int64_t)u64(r, (uint64_t)d.d_tag);
-			val = u64(r, d.d_un.d_val);
-		} else {
-			Elf32_Dyn d;
-
-			memcpy(&d, dyn + i * entsize, sizeof(d));
-			tag = (int32_t)u32(r, (uint32_t)d.d_tag);
-			val = u32(r, d.d_un.d_val);
-		}
+		dyn_entry(r, dyn + i * entsize, &tag, &val);
 		if (tag == DT_NULL)
 			break;
 		switch (tag) {
@@ -371,27 +402,13 @@ static int read_dynamic(const struct reader *r, struct dyn_loc *loc, const struc
 		return 0;
 
 	if (loc->str_is_addr) {
-		const struct load_seg *seg = NULL;
-
 		if (!has_strtab)
 			return cdi_fail(r->err, -EINVAL,
 					"%s: dynamic section names strings but has no DT_STRTAB",
 					r->path);
-		for (size_t i = 0; i < n_loads; i++)
-			if (loads[i].vaddr <= strtab && strtab - loads[i].vaddr < loads[i].filesz) {
-				seg = &loads[i];
-				break;
-			}
-		if (!seg)
-			return cdi_fail(r->err, -EINVAL,
-					"%s: DT_STRTAB address 0x%llx is in no loaded segment",
-					r->path, (unsigned long long)strtab);
-		loc->str_off = seg->offset + (strtab - seg->vaddr);
-		loc->str_size = seg->filesz - (strtab - seg->vaddr);
-		if (has_strsz && strsz < loc->str_size)
-			loc->str_size = strsz;
-		if (loc->str_off < seg->offset)
-			return cdi_fail(r->err, -EINVAL, "%s: DT_STRTAB offset overflows", r->path);
+		e = strtab_in_file(r, loc, loads, n_loads, strtab, has_strsz ? &strsz : NULL);
+		if (e < 0)
+			return e;
 	}
 	if (loc->str_off > r->size)
 		return cdi_fail(r->err, -EINVAL,
