@@ -14,7 +14,7 @@
  * errors and their messages always come from there: flow collections, anchors, aliases, tags,
  * merge keys, block scalars, multi-line scalars, '?' keys, directives, more than one document,
  * tabs, CR, BOM, control characters, invalid UTF-8, duplicate keys, keys that are not strings,
- * NUL in a string, and the depth and node bounds. tests/test-schema-yaml-fastpath.c checks it
+ * NUL in a string, and the depth and node bounds. tests/unit/test-schema-yaml-fastpath.c checks it
  * against the libyaml path on every spec in the tree and thousands of generated ones.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The subset of NVML (nvml.h, API v12/v13) cdikit uses, declared from the
- * documented signatures. Shared by the dlopen loader (generate/nvml.c) and the
+ * documented signatures. Shared by the dlopen loader (generate/discover/nvml.c) and the
  * mock library the tests build (tests/simhost/mock-nvml.c). Functions are
  * looked up by these exact names with dlsym; the mock exports both versioned
  * and unversioned names (nvmlInit and nvmlInit_v2, ...), as the real one does.

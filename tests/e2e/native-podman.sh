@@ -18,7 +18,7 @@
 #     which shows the spec's rbind carries the per-file mounts into the container;
 #   - control: the per-file layout loses to the stub in the CUDA image (the premise).
 # The machine's /etc/cdi is never read or written: the test runs in a private mount namespace
-# whose /etc is an overlay and /etc/cdi a tmpfs (as tests/e2e-podman.sh). Where the sandbox
+# whose /etc is an overlay and /etc/cdi a tmpfs (as tests/e2e/podman.sh). Where the sandbox
 # refuses the rlimits podman sets, the containers run through a wrapper that drops
 # process.rlimits from config.json and execs runc (podman still applies the spec).
 #

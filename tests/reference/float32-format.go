@@ -1,7 +1,7 @@
 // float32-format: the vectors of tests/reference/float32-go.txt, Go's own
 // strconv.FormatFloat(float64(f), 'g', -1, 32), which the reference's YAML-to-JSON step
 // (sigs.k8s.io/yaml) uses for a number where a string belongs and for a float mapping key.
-// tests/test-schema-number-text.c checks format_float32_go() against every line.
+// tests/unit/test-schema-number-text.c checks format_float32_go() against every line.
 //
 // Regenerate (the seed is fixed, so the file only changes if Go's formatting does):
 //

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Discovery (generate/discover.c and its sources) against a simulated DGX A100 host from
+ * Discovery (generate/discover/discover.c and its sources) against a simulated DGX A100 host from
  * tests/simhost/make-host: what the inventory holds, and what a damaged host makes of it.
- * Assembly plays no part here (tests/test-gen-spec.c builds inventories by hand).
+ * Assembly plays no part here (tests/unit/test-gen-spec.c builds inventories by hand).
  */
 #include <criterion/criterion.h>
 #include <errno.h>

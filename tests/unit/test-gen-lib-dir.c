@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The library directory (generate/lib_dir.h): its names from a hand-built inventory, the mounts
- * left for the spec, and the builder on disk: hard links, bind mounts across filesystems (a
+ * The library directory (generate/assemble/lib_dir.h): its names from a hand-built inventory, the
+ * mounts left for the spec, and the builder on disk: hard links, bind mounts across filesystems (a
  * tmpfs in a private mount namespace), --check, and what root must refuse in a directory others
  * may reach (a symlink or a file at its place, a host file swapped for a link, a read-only
  * filesystem, a killed run's leftovers).

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Assembly (generate/spec_build.c, spec_mounts.c, facts.c) over inventories built by hand: no host,
- * no root, no device node. What discovery would have found is written down here, including what it
- * found wrong (a missing, linked or stale node), and the spec is judged on that alone.
+ * Assembly (generate/assemble/spec_build.c, spec_mounts.c, facts.c) over inventories built by hand:
+ * no host, no root, no device node. What discovery would have found is written down here, including
+ * what it found wrong (a missing, linked or stale node), and the spec is judged on that alone.
  */
 #include <criterion/criterion.h>
 #include <errno.h>

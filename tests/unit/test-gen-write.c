@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Writing the spec and its facts file (generate/spec_write.c) into directories others may
+ * Writing the spec and its facts file (generate/output/spec_write.c) into directories others may
  * reach: links and FIFOs at the files' places, insecure files, umask, names that are not files,
  * temp files of killed runs, and --check's verdicts.
  */

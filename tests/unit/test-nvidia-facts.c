@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The facts file beside a generated spec (apply/facts.c): the draft interface's example reads
- * back field by field; what a version-1 reader does not know is ignored; a wrong type, a
+ * The facts file beside a generated spec (apply/nvidia/facts.c): the draft interface's example
+ * reads back field by field; what a version-1 reader does not know is ignored; a wrong type, a
  * newer version or an unknown capability is an error naming the file and field; a missing file
  * is -ENOENT without a problem (not an error for the runtime).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * A request for a GPU in MIG mode (apply/mig_expand.c): Docker's --gpus 2 sends
+ * A request for a GPU in MIG mode (apply/nvidia/mig_expand.c): Docker's --gpus 2 sends
  * NVIDIA_VISIBLE_DEVICES=0,1 whatever the GPUs' modes, and a generated spec rightly has no
  * whole-GPU device for a MIG-mode GPU. Its index becomes its N:M devices (from the spec's
  * names); its UUID, through the facts file beside the spec. The spec and facts here are

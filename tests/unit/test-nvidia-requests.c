@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Which devices a config asks cdi-runtime for (apply/device_requests.c), in
+ * Which devices a config asks cdi-runtime for (apply/nvidia/device_requests.c), in
  * nvidia-container-runtime's order: cdi.k8s.io/ annotations, else NVIDIA_VISIBLE_DEVICES; and
  * the legacy nvidia-container-runtime-hook Docker adds for --gpus, removed whatever is asked.
  */

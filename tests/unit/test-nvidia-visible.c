@@ -2,7 +2,7 @@
 /*
  * NVIDIA_VISIBLE_DEVICES to CDI names, as nvidia-container-runtime does in cdi mode
  * (internal/modifier/cdi.go getDevicesFromSpec: unqualified requests get nvidia.com/gpu,
- * duplicates dropped). "none" deliberately asks for nothing (see apply/visible_devices.c).
+ * duplicates dropped). "none" deliberately asks for nothing (see apply/nvidia/visible_devices.c).
  */
 #include <errno.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cdi-runtime's reading of runc's command line (apply/runc_cmdline.c): our options taken out
- * wherever they are before the command, runc's global flags checked against runc 1.1's table,
+ * cdi-runtime's reading of runc's command line (apply/runtime/runc_cmdline.c): our options taken
+ * out wherever they are before the command, runc's global flags checked against runc 1.1's table,
  * the bundle of create and run found as urfave/cli would (flags after the id too), and a
  * command line runc would reject passed on unedited.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cdi-runtime's settings (apply/runtime_config.c): the config file's format, the precedence
+ * cdi-runtime's settings (apply/runtime/runtime_config.c): the config file's format, the precedence
  * flag > environment > file > default for each setting on its own, and finding the
  * low-level runtime on PATH. Config files live in a temp dir: the host's /etc/cdikit is never
  * read (CDIKIT_CONFIG-style overrides only).

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cdi-runtime's log lines (apply/runc_log.c) byte for byte as runc 1.1.5 writes its own with
+ * cdi-runtime's log lines (apply/runtime/runc_log.c) byte for byte as runc 1.1.5 writes its own
+ * with
  * --log-format json and text (the lines below were checked against `runc --log X state nope`
  * and Go's encoding/json and %q on the same strings). containerd's shim parses the JSON
  * line of a failed create, and only an RFC 3339 time lets Docker show the message.
