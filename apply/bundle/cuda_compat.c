@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cuda_compat.h"
+#include "lib_ident.h"
 #include "dir_list.h"
 #include "injected_libs.h"
 #include "macro.h"
