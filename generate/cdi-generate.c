@@ -32,6 +32,12 @@
 #define PROG "cdi-generate"
 #define DEFAULT_OUTPUT "/etc/cdi/nvidia.yaml"
 
+enum lib_layout {
+	LAYOUT_DEFAULT, /* dir for a GPU spec written to a file, else files */
+	LAYOUT_FILES,
+	LAYOUT_DIR,
+};
+
 struct args {
 	const char *root, *driver_root, *dev_root;
 	const char *output;
@@ -40,8 +46,8 @@ struct args {
 	bool check;
 	bool no_facts;
 	struct boot_options boot;
-	bool lib_layout_dir; /* --library-layout dir */
-	const char *lib_dir; /* --library-dir */
+	enum lib_layout lib_layout; /* --library-layout */
+	const char *lib_dir;	    /* --library-dir */
 	struct discover_options discover;
 	struct spec_options spec;
 	struct strv_builder ids;
@@ -93,13 +99,16 @@ static void usage(void)
 	      "                        /lib/modules/RELEASE under the driver root)\n"
 	      "  --dry-run             with --load-modules/--create-device-nodes: say what they\n"
 	      "                        would load and make, change nothing, write no spec\n"
-	      "  --library-layout files|dir\n"
-	      "                        files: every library name is a mount of its own (default);\n"
-	      "                        dir: one directory per ABI at /usr/local/nvidia/lib64 (and\n"
-	      "                        /lib), where CUDA images' LD_LIBRARY_PATH looks, plus the\n"
-	      "                        libcuda, NVML, JIT and NVVM sonames in the linker's directories\n"
-	      "  --library-dir DIR     where --library-layout dir builds the directory (default:\n"
-	      "                        FILE without .yaml/.json, plus .lib); implies the dir layout\n"
+	      "  --library-layout dir|files\n"
+	      "                        dir (default for a GPU spec written to a file): the driver's\n"
+	      "                        files in one directory mounted at /usr/local/nvidia (lib64,\n"
+	      "                        lib, bin), where CUDA images' LD_LIBRARY_PATH and PATH look,\n"
+	      "                        plus the libcuda, NVML, JIT and NVVM sonames in the linker's\n"
+	      "                        directories and nvidia-smi in /usr/bin; files (the default\n"
+	      "                        with --output -): every file and name a mount of its own\n"
+	      "  --library-dir DIR     where the dir layout builds the directory (default: FILE\n"
+	      "                        without .yaml/.json, plus .lib, when that is on the driver's\n"
+	      "                        filesystem, else ROOT/var/lib/cdikit/); implies the dir layout\n"
 	      "  --no-additional-gids  leave out the groups of device nodes only a group may use\n"
 	      "                        (DRI nodes, root:video/render 0660) and so keep cdiVersion\n"
 	      "                        0.5.0: podman before 5 cannot load a 0.7.0 spec\n"
@@ -278,13 +287,13 @@ static int handle_option(int c, struct args *a)
 		if (strcmp(optarg, "files") && strcmp(optarg, "dir"))
 			return cli_usage_error("--library-layout: \"%s\" is neither files nor dir",
 					       optarg);
-		a->lib_layout_dir = strcmp(optarg, "dir") == 0;
+		a->lib_layout = strcmp(optarg, "dir") == 0 ? LAYOUT_DIR : LAYOUT_FILES;
 		return 0;
 	case OPT_LIB_DIR:
 		if (!*optarg)
 			return cli_usage_error("--library-dir: the path is empty");
 		a->lib_dir = optarg;
-		a->lib_layout_dir = true;
+		a->lib_layout = LAYOUT_DIR;
 		return 0;
 	case 'q':
 		cli_set_level(CLI_QUIET);
@@ -343,8 +352,11 @@ static int finish_args(struct args *a)
 		return cli_usage_error("--dry-run writes no spec: --check has nothing to check");
 	if (a->boot.modules_dir && !a->boot.load_modules)
 		return cli_usage_error("--modules-dir needs --load-modules");
-	if (a->lib_layout_dir && !a->lib_dir && strcmp(a->output, "-") == 0)
+	if (a->lib_layout == LAYOUT_DIR && !a->lib_dir && strcmp(a->output, "-") == 0)
 		return cli_usage_error("--library-layout dir with --output - needs --library-dir");
+	/* A spec on stdout is for reading: no directory is built for it unless asked. */
+	if (a->lib_layout == LAYOUT_DEFAULT && strcmp(a->output, "-") == 0)
+		a->lib_layout = LAYOUT_FILES;
 	a->spec.management = a->discover.mode == MODE_MANAGEMENT;
 	a->spec.capabilities = !a->no_facts && strcmp(a->output, "-") != 0;
 	a->spec.device_ids = (const char *const *)a->ids.v;
@@ -434,7 +446,8 @@ static void summary(const char *what, const struct spec_result *res)
 }
 
 /* Write (or --check) the files; the exit status. */
-static int output(const struct args *a, const struct spec_result *res, const struct spec_files *f)
+static int output(const struct args *a, const struct spec_result *res, const struct spec_files *f,
+		  const struct lib_dir *ld)
 {
 	struct cdi_error err = { 0 };
 	enum spec_write_result written;
@@ -459,10 +472,11 @@ static int output(const struct args *a, const struct spec_result *res, const str
 		return CLI_EXIT_PROBLEM;
 	}
 	if (a->check) {
-		if (fresh)
-			printf("%s is up to date\n", a->output);
-		else
+		/* The library directory is checked next; it says whether all is up to date. */
+		if (!fresh)
 			printf("%s is stale: %s\n", a->output, reason);
+		else if (!ld)
+			printf("%s is up to date\n", a->output);
 		return fresh ? 0 : CLI_EXIT_PROBLEM;
 	}
 	if (written == SPEC_WRITTEN)
@@ -476,32 +490,36 @@ static int output(const struct args *a, const struct spec_result *res, const str
 	return 0;
 }
 
-/* --library-layout dir: where the directory goes (absolute: it is a hostPath), what it holds, and
- * the inventory's libraries mounted from it. */
-static int plan_lib_dir(const struct args *a, struct inventory *inv, struct lib_dir *ld,
-			struct cdi_error *err)
+/* The directory's two default places: beside the spec, and ROOT/var/lib/cdikit (a spec in
+ * /var/run/cdi is on a tmpfs) named after the spec's path: /var/run/cdi/nvidia.yaml →
+ * var-run-cdi-nvidia.lib. */
+static int default_lib_dirs(const struct args *a, const struct gen_host *host, char *ret[2],
+			    struct cdi_error *err)
 {
-	_cleanup_free_ char *path = NULL, *cwd = NULL, *abs = NULL, *clean = NULL;
-	int r = 0;
+	_cleanup_free_ char *beside = NULL, *abs = NULL, *cwd = NULL, *named = NULL;
+	int r;
 
-	if (a->lib_dir)
-		path = strdup(a->lib_dir);
-	else
-		r = lib_dir_default_path(a->output, &path, err);
+	r = lib_dir_default_path(a->output, &beside, err);
 	if (r < 0)
 		return r;
-	if (!path)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-	if (path[0] != '/') {
+	if (beside[0] != '/') {
 		cwd = getcwd(NULL, 0);
-		if (!cwd || asprintf(&abs, "%s/%s", cwd, path) < 0)
-			return cdi_fail(err, -ENOMEM, "%s: cannot make the path absolute", path);
+		if (!cwd || asprintf(&abs, "%s/%s", cwd, beside) < 0)
+			return cdi_fail(err, -ENOMEM, "%s: cannot make the path absolute", beside);
 	}
-	clean = cdi_path_clean(abs ? abs : path);
-	if (!clean)
+	named = cdi_path_clean(abs ? abs : beside);
+	if (!named)
 		return cdi_fail(err, -ENOMEM, "out of memory");
-	r = lib_dir_plan(inv, clean, ld, err);
-	return r < 0 ? r : lib_dir_layout(inv, ld, err);
+	ret[0] = strdup(named);
+	for (char *c = named + 1; *c; c++)
+		if (*c == '/')
+			*c = '-';
+	if (!ret[0] || asprintf(&ret[1], "%s/var/lib/cdikit/%s", host->root, named + 1) < 0) {
+		free(ret[0]);
+		ret[0] = ret[1] = NULL;
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 /* Bind mounts made here reach the engines only in init's mount namespace (a systemd unit with
@@ -512,6 +530,84 @@ static bool same_mount_ns_as_init(void)
 
 	return stat("/proc/self/ns/mnt", &self) == 0 && stat("/proc/1/ns/mnt", &init) == 0 &&
 	       self.st_dev == init.st_dev && self.st_ino == init.st_ino;
+}
+
+/*
+ * The default layout's directory: of hard links beside the spec, else in ROOT/var/lib/cdikit,
+ * else (in init's mount namespace) of bind mounts beside the spec. None of them: 0 with ld
+ * empty, and a warning: the spec mounts each file on its own.
+ */
+static int plan_default_lib_dir(const struct args *a, const struct gen_host *host,
+				const struct inventory *inv, struct lib_dir *ld,
+				struct cdi_error *warn, struct cdi_error *err)
+{
+	char *paths[2] = { NULL, NULL }, why[2][512] = { "", "" };
+	bool bind = same_mount_ns_as_init();
+	int r;
+
+	r = default_lib_dirs(a, host, paths, err);
+	for (int pass = 0; r >= 0 && pass < (bind ? 3 : 2); pass++) {
+		struct lib_dir try = { 0 };
+
+		r = lib_dir_plan(inv, paths[pass % 2], &try, err);
+		if (r < 0)
+			break;
+		if (lib_dir_placeable(&try, pass == 2, why[pass % 2], sizeof(why[0]))) {
+			*ld = try;
+			goto out;
+		}
+		lib_dir_clear(&try);
+	}
+	if (r >= 0)
+		cdi_problem_add(
+			warn, 0, NULL, 0, 0, NULL,
+			"no library directory (beside the spec: %s; in %s: %s): every driver file is a mount of its own (--library-dir DIR on the driver's filesystem builds one)",
+			why[0], paths[1], why[1]);
+out:
+	free(paths[0]);
+	free(paths[1]);
+	return r;
+}
+
+/* The dir layout: where the directory goes (absolute: it is a hostPath), what it holds, and the
+ * inventory's files mounted from it. */
+static int plan_lib_dir(const struct args *a, const struct gen_host *host, struct inventory *inv,
+			struct lib_dir *ld, struct cdi_error *warn, struct cdi_error *err)
+{
+	_cleanup_free_ char *cwd = NULL, *abs = NULL, *clean = NULL;
+	int r;
+
+	if (a->lib_dir) {
+		if (a->lib_dir[0] != '/') {
+			cwd = getcwd(NULL, 0);
+			if (!cwd || asprintf(&abs, "%s/%s", cwd, a->lib_dir) < 0)
+				return cdi_fail(err, -ENOMEM, "%s: cannot make the path absolute",
+						a->lib_dir);
+		}
+		clean = cdi_path_clean(abs ? abs : a->lib_dir);
+		if (!clean)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		r = lib_dir_plan(inv, clean, ld, err);
+	} else if (a->lib_layout == LAYOUT_DIR) {
+		char *paths[2] = { NULL, NULL };
+
+		r = default_lib_dirs(a, host, paths, err);
+		if (r >= 0)
+			r = lib_dir_plan(inv, paths[0], ld, err);
+		free(paths[0]);
+		free(paths[1]);
+	} else {
+		r = plan_default_lib_dir(a, host, inv, ld, warn, err);
+	}
+	return r < 0 || !ld->path ? r : lib_dir_layout(inv, ld, err);
+}
+
+static bool has_libraries(const struct inventory *inv)
+{
+	for (size_t i = 0; i < inv->n_files; i++)
+		if (inv->files[i].kind == INV_LIBRARY)
+			return true;
+	return false;
 }
 
 /* The library directory written (or --check'ed) before the spec that names it: 0 to go on, else
@@ -541,7 +637,9 @@ static int lib_dir_output(const struct args *a, const struct lib_dir *ld)
 		printf("%s is stale: %s\n", a->output, reason);
 		return CLI_EXIT_PROBLEM;
 	}
-	if (!a->check)
+	if (a->check)
+		printf("%s is up to date\n", a->output);
+	else
 		cli_info("library directory %s %s (%zu names)", ld->path, how[res], ld->n_links);
 	return 0;
 }
@@ -570,6 +668,30 @@ static void say_found(const struct inventory *inv)
 		 inv->n_files - libs);
 }
 
+/* The directory's record in the facts (lib_dir_facts()), for cdi-runtime. */
+static int add_lib_dir_facts(const struct lib_dir *ld, json_t *facts, struct cdi_error *err)
+{
+	json_t *rec = NULL;
+	int r;
+
+	r = lib_dir_facts(ld, &rec, err);
+	if (r >= 0 && json_object_set_new(facts, "libraryTree", rec) < 0)
+		r = cdi_fail(err, -ENOMEM, "out of memory");
+	return r;
+}
+
+/* Nothing is built for a spec that cannot be written: the exit status. */
+static int preflight(const struct spec_files *f)
+{
+	struct cdi_error err = { 0 };
+
+	if (spec_files_preflight(f, &err) >= 0)
+		return 0;
+	cli_print_problems(&err, "");
+	cdi_error_reset(&err);
+	return CLI_EXIT_PROBLEM;
+}
+
 /* Discover, assemble, emit, write: the exit status. */
 static int run(const struct args *a, const struct gen_host *host)
 {
@@ -586,16 +708,19 @@ static int run(const struct args *a, const struct gen_host *host)
 	r = discover(host, &a->discover, &inv, &warn, &err);
 	if (r >= 0)
 		say_found(&inv);
-	if (r >= 0 && a->lib_layout_dir)
-		r = plan_lib_dir(a, &inv, &ld, &err);
-	/* The facts are a GPU spec's: the other kinds have none to tell. */
+	/* The facts and the directory are a GPU spec's: the other kinds have none to tell. */
 	want_facts = want_facts && inv.n_devices == 0;
+	if (r >= 0 && (a->lib_layout == LAYOUT_DIR || (a->lib_layout == LAYOUT_DEFAULT &&
+						       inv.n_devices == 0 && has_libraries(&inv))))
+		r = plan_lib_dir(a, host, &inv, &ld, &warn, &err);
 	if (r >= 0)
 		r = spec_build(&inv, &a->spec, &res, &warn, &err);
 	if (r >= 0)
 		r = cdi_spec_emit(res.spec, (enum cdi_format)a->format, &buf, &f.spec_len, &err);
 	if (r >= 0 && want_facts)
 		r = facts_build(&inv, &a->spec, &res, &facts, &err);
+	if (r >= 0 && want_facts && ld.path)
+		r = add_lib_dir_facts(&ld, facts, &err);
 	if (r >= 0 && want_facts)
 		r = facts_emit(facts, &facts_buf, &f.facts_len, &err);
 	if (cli_level() >= CLI_NORMAL)
@@ -608,9 +733,19 @@ static int run(const struct args *a, const struct gen_host *host)
 		f.facts = facts_buf;
 		f.tree = res.spec; /* spec_build() checked it strictly */
 		f.facts_tree = facts;
-		status = ld.path ? lib_dir_output(a, &ld) : 0;
-		if (status == 0)
-			status = output(a, &res, &f);
+		/* Written: the directory before the spec that names it. Checked: the spec first, so
+		 * that a missing spec is said to be missing. */
+		if (a->check) {
+			status = output(a, &res, &f, ld.path ? &ld : NULL);
+			if (status == 0 && ld.path)
+				status = lib_dir_output(a, &ld);
+		} else {
+			status = ld.path ? preflight(&f) : 0;
+			if (status == 0 && ld.path)
+				status = lib_dir_output(a, &ld);
+			if (status == 0)
+				status = output(a, &res, &f, NULL);
+		}
 	}
 	lib_dir_clear(&ld);
 	cdi_error_reset(&warn);

@@ -49,6 +49,7 @@ void inventory_clear(struct inventory *inv)
 	free(inv->nodes);
 	for (size_t i = 0; i < inv->n_files; i++) {
 		free(inv->files[i].host_path);
+		free(inv->files[i].soname);
 		strv_free_n(inv->files[i].container_paths, inv->files[i].n_container_paths);
 	}
 	free(inv->files);
@@ -107,7 +108,9 @@ int inventory_add_file(struct inventory *inv, enum inv_file_kind kind, enum drv_
 	if (ARRAY_RESERVE(inv->files, inv->cap_files, inv->n_files + 1) < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	file = &inv->files[inv->n_files];
-	*file = (struct inv_file){ .kind = kind, .cap = cap, .is32 = is32, .rank = rank };
+	*file = (struct inv_file){
+		.kind = kind, .cap = cap, .is32 = is32, .rank = rank, .ldflags = -1
+	};
 	file->host_path = strdup(host_path);
 	if (!file->host_path)
 		return cdi_fail(err, -ENOMEM, "out of memory");

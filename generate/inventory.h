@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <cdi/error.h>
@@ -134,6 +135,10 @@ struct inv_file {
 	char **container_paths;
 	size_t n_container_paths, cap_container_paths;
 	unsigned rank; /* discovery order (ld.so.cache order first); 0 for non-libraries */
+	/* A library's DT_SONAME (NULL: none) and the flags ldconfig files it under (-1: none), as
+	 * its linker cache entry in the library directory records them. */
+	char *soname;
+	int32_t ldflags;
 };
 
 /*

@@ -5,7 +5,8 @@
  * GLVND's EGL and the OpenCL ICD loader dlopen. With the directory layout the graphics and
  * OpenCL libraries are only in /usr/local/nvidia/lib64, which an image without the CUDA
  * LD_LIBRARY_PATH does not search; a copy of each file naming the library by that absolute path
- * goes into the directory and is mounted in the host file's place.
+ * goes into the directory and is mounted in the host file's place. A group's copy names the
+ * library where its own group is mounted (/usr/local/nvidia/caps/<group>/lib64/NAME).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,17 +21,23 @@
 #include "problem.h"
 
 #define ICD_MAX (64u << 10) /* an ICD file is a few hundred bytes */
-#define CONFIG_SUB "config"
+#define FILES_SUB "files"
 
-/* Whether the directory has lib64/name: only a library it holds is named by absolute path. */
-static bool have_lib(const struct lib_dir *ld, const char *name, size_t len)
+/* The directory's lib64/name, or NULL: only a library it holds is named by absolute path. */
+static const struct lib_link *lib64_link(const struct lib_dir *ld, const char *name, size_t len)
 {
 	for (size_t i = 0; i < ld->n_links; i++)
-		if (ld->links[i].host && strncmp(ld->links[i].rel, "lib64/", 6) == 0 &&
+		if (ld->links[i].host && ld->links[i].group &&
+		    strncmp(ld->links[i].rel, "lib64/", 6) == 0 &&
 		    strlen(ld->links[i].rel + 6) == len &&
 		    strncmp(ld->links[i].rel + 6, name, len) == 0)
-			return true;
-	return false;
+			return &ld->links[i];
+	return NULL;
+}
+
+static bool have_lib(const struct lib_dir *ld, const char *name, size_t len)
+{
+	return lib64_link(ld, name, len) != NULL;
 }
 
 /* Append s[0..n) to a growing buffer. */
@@ -103,10 +110,15 @@ static int rewrite_icd(const struct lib_dir *ld, const char *text, char **ret, s
 	return 0;
 }
 
-/* The directory's name for a config file's copy: config/etc/vulkan/icd.d/nvidia_icd.json. */
-int lib_dir_config_rel(const struct inv_file *f, char **ret)
+/* The directory's name for a config file: files/etc/vulkan/icd.d/nvidia_icd.json. */
+static int config_rel(const struct inv_file *f, char **ret)
 {
-	return asprintf(ret, CONFIG_SUB "%s", f->container_paths[0]) < 0 ? -ENOMEM : 0;
+	return asprintf(ret, FILES_SUB "%s", f->container_paths[0]) < 0 ? -ENOMEM : 0;
+}
+
+static int cmp_rel(const void *key, const void *link)
+{
+	return strcmp(key, ((const struct lib_link *)link)->rel);
 }
 
 static bool is_loader_config(const struct inv_file *f)
@@ -119,15 +131,22 @@ static bool is_loader_config(const struct inv_file *f)
 		(n > 4 && strcmp(p + n - 4, ".icd") == 0));
 }
 
-/* One config file: its copy added to ld when it names a library of the directory. */
+/* One config file: its name in ld made a copy when it names a library of the directory. */
 static int plan_config(const struct inv_file *f, struct lib_dir *ld, struct cdi_error *err)
 {
 	_cleanup_free_ char *text = NULL, *out = NULL, *rel = NULL;
 	_cleanup_close_ int fd = -1;
 	size_t len = 0, out_len = 0;
 	const char *p = f->container_paths[0];
+	struct lib_link *l;
 	int r;
 
+	if (config_rel(f, &rel) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	/* The file's own name (sorted by take_winners): another file may have won it. */
+	l = bsearch(rel, ld->links, ld->n_links, sizeof(*ld->links), cmp_rel);
+	if (!l || !l->host || strcmp(l->host, f->host_path) != 0)
+		return 0;
 	r = host_file_open(f->host_path, 0, &fd, err);
 	if (r >= 0)
 		r = host_file_read_fd(fd, f->host_path, ICD_MAX, &text, &len, err);
@@ -137,25 +156,19 @@ static int plan_config(const struct inv_file *f, struct lib_dir *ld, struct cdi_
 		return 0;
 	r = strcmp(p + strlen(p) - 4, ".icd") == 0 ? rewrite_icd(ld, text, &out, &out_len)
 						   : rewrite_json(ld, text, &out, &out_len);
-	if (r < 0 || lib_dir_config_rel(f, &rel) < 0 ||
-	    ARRAY_RESERVE(ld->links, ld->cap_links, ld->n_links + 1) < 0)
+	if (r < 0)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	if (!out)
 		return 0;
-	ld->links[ld->n_links++] = (struct lib_link){ .rel = TAKE_PTR(rel),
-						      .content = TAKE_PTR(out),
-						      .content_len = out_len };
+	free(l->host);
+	l->host = NULL;
+	l->content = TAKE_PTR(out);
+	l->content_len = out_len;
 	return 0;
-}
-
-static int cmp_link(const void *a, const void *b)
-{
-	return strcmp(((const struct lib_link *)a)->rel, ((const struct lib_link *)b)->rel);
 }
 
 int lib_dir_plan_configs(const struct inventory *inv, struct lib_dir *ld, struct cdi_error *err)
 {
-	size_t before = ld->n_links;
 	int r;
 
 	for (size_t i = 0; i < inv->n_files; i++) {
@@ -165,7 +178,37 @@ int lib_dir_plan_configs(const struct inventory *inv, struct lib_dir *ld, struct
 		if (r < 0)
 			return r;
 	}
-	if (ld->n_links > before)
-		qsort(ld->links, ld->n_links, sizeof(*ld->links), cmp_link);
+	return 0;
+}
+
+int lib_dir_config_for_group(const struct lib_dir *ld, const struct lib_link *top, char **ret,
+			     size_t *ret_len)
+{
+	static const char prefix[] = LIB_DIR_CONTAINER64 "/";
+	_cleanup_free_ char *out = NULL;
+	size_t len = 0, cap = 0, n;
+	const char *p = top->content, *at;
+
+	/* The top copy is ours: each library it names is prefix + a name the directory holds. */
+	while ((at = strstr(p, prefix))) {
+		const struct lib_link *lib;
+		char dir[128];
+
+		n = strcspn(at + strlen(prefix), "\"\n");
+		lib = lib64_link(ld, at + strlen(prefix), n);
+		if (lib)
+			snprintf(dir, sizeof(dir),
+				 LIB_DIR_CONTAINER "/" LIB_DIR_GROUPS "/%s/lib64/", lib->group);
+		else /* not a name of ours: as it was */
+			snprintf(dir, sizeof(dir), "%s", prefix);
+		if (put(&out, &len, &cap, p, (size_t)(at - p)) < 0 ||
+		    put(&out, &len, &cap, dir, strlen(dir)) < 0)
+			return -ENOMEM;
+		p = at + strlen(prefix);
+	}
+	if (put(&out, &len, &cap, p, strlen(p)) < 0)
+		return -ENOMEM;
+	*ret = TAKE_PTR(out);
+	*ret_len = len;
 	return 0;
 }

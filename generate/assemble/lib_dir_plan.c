@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The library directory's names, and the inventory's mounts rewritten for it (lib_dir.h). */
+/* The library directory's names, its capability groups and cache files (lib_dir.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,21 +11,13 @@
 #include "macro.h"
 #include "problem.h"
 
-/* Loaded by these names from images without the CUDA LD_LIBRARY_PATH: libcuda and NVML by
- * applications, the JIT compiler and NVVM by libcuda itself. */
-static const char *const core_names[] = {
-	"libcuda.so.1",
-	"libnvidia-ml.so.1",
-	"libnvidia-ptxjitcompiler.so.1",
-	"libnvidia-nvvm.so.4",
-};
-
 void lib_dir_clear(struct lib_dir *ld)
 {
 	for (size_t i = 0; i < ld->n_links; i++) {
 		free(ld->links[i].rel);
 		free(ld->links[i].host);
 		free(ld->links[i].content);
+		free(ld->links[i].group);
 	}
 	free(ld->links);
 	free(ld->path);
@@ -50,6 +42,14 @@ static void multiarch_dir(bool is32, char *buf, size_t size)
 	const struct arch_abi *abi = is32 ? arch_compat32 : &arch_native;
 
 	snprintf(buf, size, "/usr/lib/%s", abi ? abi->multiarch : "");
+}
+
+/* An X server module: a library that is no linker's, kept at its own place (files/). */
+static bool is_x_module(const struct inv_file *f)
+{
+	const char *own = f->container_paths[0];
+
+	return strstr(own, "/xorg/") || strstr(own, "/X11R6/");
 }
 
 /* One file wanting one name; on a clash the lowest (prio, rank, host) wins. */
@@ -79,26 +79,32 @@ static void wants_clear(struct wants *w)
 	free(w->v);
 }
 
-static int want_add(struct wants *w, const struct inv_file *f, const char *sub, const char *name,
-		    unsigned prio)
+/* A name that stays inside the directory (a soname is the library's to choose). */
+static bool contained(const char *name)
+{
+	return *name && !strstr(name, "..") && !strstr(name, "//");
+}
+
+static int want_add(struct wants *w, const struct inv_file *f, const char *top, const char *sub,
+		    const char *name, unsigned prio)
 {
 	char *rel;
 
-	/* Never a name that leaves the directory (a soname is the library's to choose). */
-	if (!*name || *name == '/' || strstr(name, "..") || strstr(name, "//"))
+	if (!contained(name) || (*top && *name == '/') || (!*top && *name != '/'))
 		return 0;
 	if (ARRAY_RESERVE(w->v, w->cap, w->n + 1) < 0)
 		return -ENOMEM;
-	if (asprintf(&rel, "%s/%s%s", f->is32 ? "lib" : "lib64", sub, name) < 0)
+	if (asprintf(&rel, "%s%s%s%s", top, *top && *name != '/' ? "/" : "", sub, name) < 0)
 		return -ENOMEM;
 	w->v[w->n++] = (struct want){ rel, f, prio };
 	return 0;
 }
 
 /* A library's names relative to its ABI's directory: its own, then those under multiarch. */
-static int file_wants(struct wants *w, const struct inv_file *f)
+static int library_wants(struct wants *w, const struct inv_file *f)
 {
 	const char *own = f->container_paths[0], *slash = strrchr(own, '/');
+	const char *top = f->is32 ? "lib" : "lib64";
 	char dir[96];
 	size_t n;
 	int r;
@@ -107,7 +113,7 @@ static int file_wants(struct wants *w, const struct inv_file *f)
 		return 0;
 	/* libvdpau looks for its drivers in <libdir>/vdpau: they keep that subdirectory. */
 	n = (size_t)(slash - own);
-	r = want_add(w, f, n >= 6 && strncmp(slash - 6, "/vdpau", 6) == 0 ? "vdpau/" : "",
+	r = want_add(w, f, top, n >= 6 && strncmp(slash - 6, "/vdpau", 6) == 0 ? "vdpau/" : "",
 		     slash + 1, 0);
 	multiarch_dir(f->is32, dir, sizeof(dir));
 	n = strlen(dir);
@@ -115,9 +121,66 @@ static int file_wants(struct wants *w, const struct inv_file *f)
 		const char *p = f->container_paths[k];
 
 		if (strncmp(p, dir, n) == 0 && p[n] == '/')
-			r = want_add(w, f, "", p + n + 1, 1);
+			r = want_add(w, f, top, "", p + n + 1, 1);
 	}
 	return r;
+}
+
+/* A file kept at its own place: files/<container path>, each of its paths. */
+static int file_wants(struct wants *w, const struct inv_file *f)
+{
+	int r = 0;
+
+	for (size_t k = 0; r >= 0 && k < f->n_container_paths; k++)
+		r = want_add(w, f, "", "files", f->container_paths[k], k == 0 ? 0 : 1);
+	return r;
+}
+
+static int wants_of(struct wants *w, const struct inv_file *f)
+{
+	const char *own, *slash;
+
+	if (f->n_container_paths == 0)
+		return 0;
+	switch (f->kind) {
+	case INV_LIBRARY:
+		return is_x_module(f) ? file_wants(w, f) : library_wants(w, f);
+	case INV_BINARY:
+		own = f->container_paths[0];
+		slash = strrchr(own, '/');
+		return slash ? want_add(w, f, "bin", "", slash + 1, 0) : 0;
+	case INV_FIRMWARE:
+	case INV_CONFIG:
+		return file_wants(w, f);
+	case INV_IPC:
+		break;
+	}
+	return 0;
+}
+
+/* The capability group of a file: its capability, "32" after it for a 32-bit library. */
+static char *group_of(const struct inv_file *f)
+{
+	const char *cap = drv_cap_name(f->cap);
+	char *g;
+
+	if (asprintf(&g, "%s%s", cap ? cap : "any", f->is32 ? "32" : "") < 0)
+		return NULL;
+	return g;
+}
+
+/* Whether rel is the name a cache lists the library by: its soname (else its own name), right
+ * in lib64/ or lib/ (ldconfig scans no subdirectory). */
+static bool cache_name(const struct want *w)
+{
+	const char *rel = w->rel, *slash = strchr(rel, '/'), *name = slash ? slash + 1 : rel;
+	const struct inv_file *f = w->file;
+
+	if (f->kind != INV_LIBRARY || f->ldflags < 0 || strchr(name, '/') || is_x_module(f))
+		return false;
+	if (f->soname)
+		return strcmp(name, f->soname) == 0;
+	return w->prio == 0;
 }
 
 /* The winner of each name, moved into ld->links. */
@@ -126,6 +189,7 @@ static int take_winners(struct wants *w, struct lib_dir *ld)
 	if (w->n)
 		qsort(w->v, w->n, sizeof(*w->v), cmp_want);
 	for (size_t i = 0; i < w->n; i++) {
+		const struct inv_file *f = w->v[i].file;
 		struct lib_link *l;
 
 		/* Sorted by name, then standing: the first of a run wins. */
@@ -134,14 +198,55 @@ static int take_winners(struct wants *w, struct lib_dir *ld)
 		if (ARRAY_RESERVE(ld->links, ld->cap_links, ld->n_links + 1) < 0)
 			return -ENOMEM;
 		l = &ld->links[ld->n_links];
-		*l = (struct lib_link){ 0 };
-		l->host = strdup(w->v[i].file->host_path);
-		if (!l->host)
-			return -ENOMEM;
+		*l = (struct lib_link){ .ldflags = cache_name(&w->v[i]) ? f->ldflags : -1 };
+		l->host = strdup(f->host_path);
+		l->group = group_of(f);
 		l->rel = TAKE_PTR(w->v[i].rel);
 		ld->n_links++;
-		ld->has32 |= w->v[i].file->is32;
-		ld->has64 |= !w->v[i].file->is32;
+		if (!l->host || !l->group)
+			return -ENOMEM;
+		if (f->kind == INV_LIBRARY && !is_x_module(f)) {
+			ld->has32 |= f->is32;
+			ld->has64 |= !f->is32;
+		}
+	}
+	return 0;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	return strcmp(((const struct lib_link *)a)->rel, ((const struct lib_link *)b)->rel);
+}
+
+/* Each name at the top again as caps/<group>/<name>: the same file, or a loader config's copy
+ * that names the groups' paths. */
+static int add_groups(struct lib_dir *ld)
+{
+	size_t n = ld->n_links;
+	int r;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct lib_link *top = &ld->links[i];
+		struct lib_link copy = { .ldflags = top->ldflags };
+
+		if (!top->group)
+			continue;
+		if (asprintf(&copy.rel, LIB_DIR_GROUPS "/%s/%s", top->group, top->rel) < 0)
+			return -ENOMEM;
+		if (top->content)
+			r = lib_dir_config_for_group(ld, top, &copy.content, &copy.content_len);
+		else
+			r = (copy.host = strdup(top->host)) ? 0 : -ENOMEM;
+		if (r >= 0 && ARRAY_RESERVE(ld->links, ld->cap_links, ld->n_links + 1) < 0)
+			r = -ENOMEM;
+		if (r < 0) {
+			free(copy.rel);
+			free(copy.host);
+			free(copy.content);
+			return r;
+		}
+		ld->links[ld->n_links++] = copy;
+		top = NULL; /* the array may have moved */
 	}
 	return 0;
 }
@@ -154,8 +259,7 @@ int lib_dir_plan(const struct inventory *inv, const char *path, struct lib_dir *
 	int r = ld.path ? 0 : -ENOMEM;
 
 	for (size_t i = 0; r >= 0 && i < inv->n_files; i++)
-		if (inv->files[i].kind == INV_LIBRARY && inv->files[i].n_container_paths > 0)
-			r = file_wants(&w, &inv->files[i]);
+		r = wants_of(&w, &inv->files[i]);
 	if (r >= 0)
 		r = take_winners(&w, &ld);
 	wants_clear(&w);
@@ -164,96 +268,15 @@ int lib_dir_plan(const struct inventory *inv, const char *path, struct lib_dir *
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	}
 	r = lib_dir_plan_configs(inv, &ld, err);
+	if (r >= 0 && add_groups(&ld) < 0)
+		r = cdi_fail(err, -ENOMEM, "out of memory");
+	if (r >= 0)
+		r = lib_dir_plan_ldcaches(&ld, inv->driver_version, err);
 	if (r < 0) {
 		lib_dir_clear(&ld);
 		return r;
 	}
+	qsort(ld.links, ld.n_links, sizeof(*ld.links), cmp_link);
 	*ret = ld;
 	return 0;
-}
-
-/* A per-file mount that stays: a core soname in a directory the linkers search uncached. */
-static bool keeps_mount(const struct inv_file *f, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char dir[96];
-	size_t n;
-	bool core = false;
-
-	if (!slash)
-		return false;
-	for (size_t i = 0; i < ELEMENTSOF(core_names); i++)
-		core |= strcmp(slash + 1, core_names[i]) == 0;
-	if (!core)
-		return false;
-	n = (size_t)(slash - path);
-	multiarch_dir(f->is32, dir, sizeof(dir));
-	if (strlen(dir) == n && strncmp(path, dir, n) == 0)
-		return true;
-	return !f->is32 && ((n == 10 && strncmp(path, "/usr/lib64", n) == 0) ||
-			    (n == 8 && strncmp(path, "/usr/lib", n) == 0));
-}
-
-static int add_dir_mount(struct inventory *inv, const struct lib_dir *ld, bool is32,
-			 struct cdi_error *err)
-{
-	_cleanup_free_ char *host = NULL;
-	struct inv_file *f;
-	int r;
-
-	if (asprintf(&host, "%s/%s", ld->path, is32 ? "lib" : "lib64") < 0)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-	r = inventory_add_file(inv, INV_LIBRARY, DRV_CAP_UNKNOWN, is32, host, 0, &f, err);
-	if (r < 0)
-		return r;
-	return inv_file_add_path(f, is32 ? LIB_DIR_CONTAINER32 : LIB_DIR_CONTAINER64, "", "", err);
-}
-
-/* A configuration file with a copy in the directory: mounted from the copy. */
-static int use_copy(struct inv_file *f, const struct lib_dir *ld, struct cdi_error *err)
-{
-	_cleanup_free_ char *rel = NULL;
-	char *host;
-
-	if (f->n_container_paths == 0)
-		return 0;
-	if (lib_dir_config_rel(f, &rel) < 0)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < ld->n_links; i++) {
-		if (!ld->links[i].content || strcmp(ld->links[i].rel, rel) != 0)
-			continue;
-		if (asprintf(&host, "%s/%s", ld->path, rel) < 0)
-			return cdi_fail(err, -ENOMEM, "out of memory");
-		free(f->host_path);
-		f->host_path = host;
-		break;
-	}
-	return 0;
-}
-
-int lib_dir_layout(struct inventory *inv, const struct lib_dir *ld, struct cdi_error *err)
-{
-	int r = 0;
-
-	for (size_t i = 0; i < inv->n_files; i++) {
-		struct inv_file *f = &inv->files[i];
-		size_t kept = 0;
-
-		if (f->kind == INV_CONFIG && (r = use_copy(f, ld, err)) < 0)
-			return r;
-		if (f->kind != INV_LIBRARY)
-			continue;
-		for (size_t k = 0; k < f->n_container_paths; k++) {
-			if (keeps_mount(f, f->container_paths[k]))
-				f->container_paths[kept++] = f->container_paths[k];
-			else
-				free(f->container_paths[k]);
-		}
-		f->n_container_paths = kept;
-	}
-	if (ld->has64)
-		r = add_dir_mount(inv, ld, false, err);
-	if (r >= 0 && ld->has32)
-		r = add_dir_mount(inv, ld, true, err);
-	return r;
 }

@@ -116,6 +116,11 @@ static int add_library(struct discovery *d, const struct lib_dirs *ld, const str
 		return oom(d);
 	r = inventory_add_file(d->inv, INV_LIBRARY, lib->ln->cap, lib->is32, host, lib->rank, &f,
 			       d->err);
+	if (r >= 0) {
+		f->ldflags = lib->ldflags;
+		if (lib->soname && !(f->soname = strdup(lib->soname)))
+			return oom(d);
+	}
 	if (r >= 0)
 		r = inv_file_add_path(f, lib->path, "", "", d->err);
 	if (r < 0)

@@ -22,6 +22,7 @@
 #include "dir_list.h"
 #include "host/elf.h"
 #include "host/host_file.h"
+#include "lib_ident.h"
 #include "lib_search.h"
 #include "macro.h"
 #include "problem.h"
@@ -366,7 +367,7 @@ static int read_elf(struct search *s, const char *path, struct elf_info *info,
 	r = host_file_open(full, 0, &fd, s->err);
 	if (r < 0)
 		return r;
-	r = elf_read_fd(fd, full, 0, info, s->err);
+	r = elf_read_fd(fd, full, ELF_READ_NEEDED, info, s->err);
 	if (r < 0)
 		return r; /* a driver library that is not a readable ELF object: a broken install */
 	*ret_abi = arch_by_elf(info->elf_class, info->machine);
@@ -408,6 +409,7 @@ static int check_file(struct search *s, struct real_file *f, struct driver_lib *
 		.path = TAKE_PTR(f->path),
 		.ln = f->ln,
 		.is32 = abi != &arch_native,
+		.ldflags = lib_ident_flags(&info),
 		.rank = f->rank,
 	};
 	lib->links = strv_builder_steal(&f->links, &lib->n_links);
@@ -417,9 +419,11 @@ static int check_file(struct search *s, struct real_file *f, struct driver_lib *
 		return cdi_fail(s->err, -ENOMEM, "out of memory");
 	}
 	/* A soname that is not the library's own name would shadow another library in the
-	 * container. */
+	 * container; a cache would list the file under it: it gets no entry of ours either. */
 	if (info.soname && soname_is_own(info.soname, lib))
 		lib->soname = TAKE_PTR(info.soname);
+	else if (info.soname)
+		lib->ldflags = -1;
 	elf_info_clear(&info);
 	strv_sort(lib->links, lib->n_links);
 	return 1;

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cdi/error.h>
 
@@ -21,6 +22,7 @@ struct driver_lib {
 	size_t n_links;
 	const struct lib_name *ln; /* its entry of the library table */
 	bool is32;		   /* the 32-bit ABI (cache flags and ELF class agree) */
+	int32_t ldflags;	   /* the flags ldconfig files it under (lib_ident.h), -1 if none */
 	unsigned rank; /* discovery order: ld.so.cache order first, then the directory scan */
 };
 

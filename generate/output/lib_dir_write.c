@@ -16,6 +16,8 @@
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,7 +29,7 @@
 #include "strv.h"
 
 #define DIR_MODE 0755
-#define MAX_DEPTH 6 /* config/usr/share/egl/egl_external_platform.d/NAME is the deepest */
+#define MAX_DEPTH 10 /* caps/GROUP/files/usr/lib/xorg/modules/extensions/NAME is the deepest */
 
 static int oom(struct cdi_error *err)
 {
@@ -247,6 +249,86 @@ int lib_dir_check(const struct lib_dir *ld, bool *ret_fresh, char *reason, size_
 	if (r < 0)
 		return fail_at(err, r, ld->path, "cannot read");
 	return 0;
+}
+
+/* ---- where it can be built ---- */
+
+/* The mount and device of path (not followed); false when it cannot be looked at. */
+static bool mount_of(const char *path, uint64_t *ret_mnt, dev_t *ret_dev)
+{
+	struct statx stx;
+
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx) < 0)
+		return false;
+	*ret_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+	*ret_mnt = stx.stx_mask & STATX_MNT_ID ? stx.stx_mnt_id : 0;
+	return true;
+}
+
+/* The nearest directory at or above path that exists, in buf (which may be path). */
+static bool nearest_dir(const char *path, char *buf, size_t size)
+{
+	struct stat st;
+
+	if (buf != path && (size_t)snprintf(buf, size, "%s", path) >= size)
+		return false;
+	for (;;) {
+		char *slash = strrchr(buf, '/');
+
+		if (stat(buf, &st) == 0)
+			return S_ISDIR(st.st_mode);
+		if (!slash || slash == buf) {
+			strcpy(buf, "/");
+			return stat(buf, &st) == 0;
+		}
+		*slash = '\0';
+	}
+}
+
+bool lib_dir_placeable(const struct lib_dir *ld, bool allow_bind, char *why, size_t size)
+{
+	char parent[PATH_MAX], last[PATH_MAX] = "";
+	const char *slash = strrchr(ld->path, '/');
+	uint64_t mnt, fmnt;
+	struct statvfs vfs;
+	dev_t dev, fdev;
+
+	/* The tree is built in its parent (a temp directory renamed in place), or in the nearest
+	 * directory above that exists, where the missing ones are made. */
+	if (!slash ||
+	    (size_t)snprintf(parent, sizeof(parent), "%.*s",
+			     (int)(slash == ld->path ? 1 : slash - ld->path),
+			     ld->path) >= sizeof(parent) ||
+	    !nearest_dir(parent, parent, sizeof(parent))) {
+		snprintf(why, size, "%s has no directory to be built in", ld->path);
+		return false;
+	}
+	if (access(parent, W_OK) < 0 || statvfs(parent, &vfs) < 0 || (vfs.f_flag & ST_RDONLY)) {
+		snprintf(why, size, "%s is not writable", parent);
+		return false;
+	}
+	if (allow_bind)
+		return true;
+	if (!mount_of(parent, &mnt, &dev)) {
+		snprintf(why, size, "cannot look at %s", parent);
+		return false;
+	}
+	for (size_t i = 0; i < ld->n_links; i++) {
+		const char *h = ld->links[i].host, *hs = h ? strrchr(h, '/') : NULL;
+
+		/* Files of one directory share its mount: one look per directory. */
+		if (!hs ||
+		    (strlen(last) == (size_t)(hs - h) && strncmp(last, h, (size_t)(hs - h)) == 0))
+			continue;
+		snprintf(last, sizeof(last), "%.*s", (int)(hs - h), h);
+		if (!mount_of(h, &fmnt, &fdev))
+			continue; /* the build reports what is missing */
+		if (fdev != dev || fmnt != mnt) {
+			snprintf(why, size, "%s is on another mount than %s", h, parent);
+			return false;
+		}
+	}
+	return true;
 }
 
 /* ---- building ---- */

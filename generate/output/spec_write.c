@@ -435,6 +435,47 @@ static int write_cache(struct out_dir *o, const struct spec_files *f, const stru
 	return replace_file(o, n->cache_label, n->cache_base, buf, len, err);
 }
 
+/* One place refused as spec_files_write() would refuse it; 0 when it may be written. */
+static int preflight_one(int dir_fd, const char *label, const char *name, struct cdi_error *err)
+{
+	struct stat st;
+
+	if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || S_ISREG(st.st_mode))
+		return 0;
+	if (S_ISLNK(st.st_mode))
+		return cdi_problem_add(
+			err, -ELOOP, label, 0, 0, NULL,
+			"is a symbolic link; refusing to write through it (use --output - for stdout)");
+	return cdi_problem_add(
+		err, -EINVAL, label, 0, 0, NULL,
+		"exists and is not a regular file; refusing to replace it (use --output - for stdout)");
+}
+
+int spec_files_preflight(const struct spec_files *f, struct cdi_error *err)
+{
+	struct out_dir o = { .fd = -1 };
+	struct names n;
+	int r;
+
+	r = names_of(f->path, &n, err);
+	if (r < 0)
+		return r;
+	r = out_dir_open(&o, n.dir, f->path, false, err);
+	if (r == -ENOENT) { /* nothing there yet: nothing in the way */
+		cdi_error_reset(err);
+		r = 0;
+	} else if (r >= 0) {
+		r = preflight_one(o.fd, f->path, n.base, err);
+		if (r >= 0 && f->facts)
+			r = preflight_one(o.fd, n.facts_label, n.facts_base, err);
+		if (r >= 0 && check_cache_place(&o, &n, err) < 0)
+			r = -EINVAL;
+	}
+	out_dir_close(&o, false);
+	names_clear(&n);
+	return r < 0 ? r : 0;
+}
+
 int spec_files_write(const struct spec_files *f, enum spec_write_result *ret, struct cdi_error *err)
 {
 	struct out_dir o = { .fd = -1 };

@@ -28,6 +28,13 @@ enum spec_write_result {
 };
 
 /*
+ * Whether spec_files_write() would refuse one of f's places (a link, or anything but a regular
+ * file, at the spec's, the facts file's or the cache's), with the same problem: checked before
+ * the library directory is built, so that a refused spec leaves nothing written.
+ */
+int spec_files_preflight(const struct spec_files *f, struct cdi_error *err);
+
+/*
  * Write the files atomically, facts first (a reader that sees a spec sees facts at least as
  * new). The directory is opened once (missing parents are created 0755 whatever the umask,
  * and removed again when the write fails) and locked with flock(), so two runs into it take
