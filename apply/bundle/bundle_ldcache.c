@@ -13,6 +13,7 @@
 #include "ldcache.h"
 #include "ldcache_merge.h"
 #include "macro.h"
+#include "mount_links.h"
 #include "problem.h"
 #include "rootfs.h"
 
@@ -264,31 +265,53 @@ static int compat_on_library_path(json_t *oci, const struct injected_libs *libs)
 	return 0;
 }
 
+/* The rootfs directory, open. */
+static int open_rootfs(const json_t *oci, const char *bundle_dir, const char *rootfs,
+		       struct cdi_error *err)
+{
+	_cleanup_free_ char *root = NULL;
+	int fd, r;
+
+	r = rootfs_path(oci, bundle_dir, rootfs, &root, err);
+	if (r < 0)
+		return r;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		r = negative_errno();
+		return cdi_fail(err, r, "rootfs %s: %s", root, strerror(-r));
+	}
+	return fd;
+}
+
 int cdi_bundle_ldcache(json_t *oci, const char *bundle_dir, const char *rootfs,
 		       struct cdi_error *err)
 {
 	struct injected_libs libs __attribute__((cleanup(injected_libs_clearp))) = { 0 };
-	_cleanup_free_ char *root = NULL, *data = NULL;
+	_cleanup_free_ char *data = NULL;
 	_cleanup_close_ int root_fd = -1;
-	size_t size = 0;
+	size_t size = 0, links = 0;
 	int compat = 0, r;
-	bool readonly;
+	bool readonly = json_is_true(json_object_get(json_object_get(oci, "root"), "readonly"));
 
+	/* Links first: a file mount made a link is no mount of a library any more. */
+	if (!readonly && mount_links_wanted(oci)) {
+		root_fd = open_rootfs(oci, bundle_dir, rootfs, err);
+		if (root_fd < 0)
+			return root_fd;
+		r = mount_links_make(oci, root_fd, &links, err);
+		if (r < 0)
+			return r;
+	}
 	r = injected_libs_collect(oci, &libs, err);
 	if (r < 0 || libs.n == 0)
 		return r;
-	r = rootfs_path(oci, bundle_dir, rootfs, &root, err);
-	if (r < 0)
-		return r;
-	root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root_fd < 0) {
-		r = negative_errno();
-		return cdi_fail(err, r, "rootfs %s: %s", root, strerror(-r));
-	}
+	if (root_fd < 0)
+		root_fd = open_rootfs(oci, bundle_dir, rootfs, err);
+	if (root_fd < 0)
+		return root_fd;
 	r = build_cache(root_fd, &libs, &data, &size, &compat, err);
 	if (r < 0)
 		return r;
-	readonly = json_is_true(json_object_get(json_object_get(oci, "root"), "readonly"));
 	r = readonly ? -EROFS : write_rootfs(root_fd, data, size, &libs, compat, err);
 	if (r == -EROFS)
 		r = write_bundle(oci, bundle_dir, root_fd, data, size, !readonly, err);

@@ -20,6 +20,9 @@
  * Give the container of the OCI config oci (after injection) a linker cache that lists the
  * libraries it bind-mounts first, merged with the image's own /etc/ld.so.cache, and choose the
  * image's CUDA forward-compatibility libraries over the host driver's when they are newer.
+ * First, on a writable rootfs, the per-file mounts of cdi-generate's library directory become
+ * links into its mount (mount_links.h); its libraries are listed from its cache file
+ * (injected_libs.h), none opened.
  *
  * bundle_dir is the directory of config.json; rootfs the container's root directory, or NULL
  * for the config's root.path (relative to bundle_dir). The image's files are read relative to

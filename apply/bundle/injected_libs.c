@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-#include <elf.h> /* ET_DYN */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,6 +12,7 @@
 #include "array.h"
 #include "elf_read.h"
 #include "injected_libs.h"
+#include "lib_ident.h"
 #include "ldcache.h"
 #include "macro.h"
 #include "problem.h"
@@ -114,30 +115,6 @@ static bool same_dir(const char *dest, const char *source)
 	       (sl == dl || source[sl - dl - 1] == '/' || dest[0] == '/');
 }
 
-int lib_ident(int fd, const char *name, struct lib_ident *ret)
-{
-	struct elf_info info = { 0 };
-	struct cdi_error ignored = { 0 };
-	bool libc6 = false;
-	int flags, r = 0;
-
-	/* Not an ELF file, or a broken one: not a library for the cache, as ldconfig skips it. */
-	if (elf_read_fd(fd, name, ELF_READ_NEEDED, &info, &ignored) < 0) {
-		cdi_error_reset(&ignored);
-		return 0;
-	}
-	for (size_t i = 0; i < info.n_needed; i++)
-		libc6 = libc6 || strcmp(info.needed[i], "libc.so.6") == 0;
-	flags = ldcache_flags_for_elf(info.elf_class, info.machine, libc6);
-	if (info.type == ET_DYN && info.has_dynamic && flags >= 0) {
-		*ret = (struct lib_ident){ .flags = flags };
-		ret->soname = TAKE_PTR(info.soname);
-		r = 1;
-	}
-	elf_info_clear(&info);
-	return r;
-}
-
 /* The library file behind source, read on first sight; NULL when source is no library. Files
  * are allocated one by one: candidates keep pointers to them while the list grows. */
 static const struct lib_file *lib_file_of(struct lib_file ***files, size_t *n, size_t *cap,
@@ -238,12 +215,124 @@ static int choose(struct injected_libs *libs, struct candidate *c, size_t n)
 	return 0;
 }
 
+/* What one collection holds: the candidates, the files they point to, the strings of the
+ * directories' cache files, and the directories those stand for. */
+struct collection {
+	struct candidate *cands;
+	size_t n_cands, cap_cands;
+	struct lib_file **files;
+	size_t n_files, cap_files;
+	struct strv_builder strings; /* destinations made for a directory's libraries */
+	struct strv_builder dirs;    /* sources of directory mounts read from their cache file */
+	unsigned cuda_major;
+};
+
+static void collection_clear(struct collection *c)
+{
+	for (size_t k = 0; k < c->n_files; k++) {
+		free(c->files[k]->id.soname);
+		free(c->files[k]);
+	}
+	free(c->files);
+	free(c->cands);
+	strv_builder_clear(&c->strings);
+	strv_builder_clear(&c->dirs);
+}
+
+static int add_candidate(struct collection *c, struct candidate cand)
+{
+	if (ARRAY_RESERVE(c->cands, c->cap_cands, c->n_cands + 1) < 0)
+		return -ENOMEM;
+	c->cands[c->n_cands++] = cand;
+	return 0;
+}
+
+/* A directory's cache file is trusted as the directory is: a regular file of root or ours that
+ * no one else may write. */
+static bool trusted(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && (st->st_uid == 0 || st->st_uid == geteuid()) &&
+	       !(st->st_mode & 022);
+}
+
+/* The libraries of a directory mount that holds a cache file (LIB_DIR_LDCACHE of cdi-generate's
+ * library directory): no library is opened, the generator recorded what ldconfig would. 1 when
+ * it had one, 0 when not, -ENOMEM. */
+static int add_dir_cache(struct collection *c, const struct mount_view *v)
+{
+	_cleanup_free_ char *path = NULL;
+	_cleanup_ldcache_ struct ldcache *cache = NULL;
+	_cleanup_close_ int fd = -1;
+	struct cdi_error ignored = { 0 };
+	const char *gen = "cdikit libcuda.so.";
+	struct stat st;
+	int r;
+
+	if (asprintf(&path, "%s/" INJECTED_LIBS_DIR_CACHE, v->source) < 0)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0 || fstat(fd, &st) < 0 || !trusted(&st))
+		return 0;
+	r = ldcache_load_fd(fd, path, &cache, &ignored);
+	cdi_error_reset(&ignored);
+	if (r < 0)
+		return 0; /* a damaged file: its libraries are not listed, as an unreadable one */
+	if (strv_builder_add(&c->dirs, v->source) < 0)
+		return -ENOMEM;
+	if (cache->generator && cache->generator_len > strlen(gen) &&
+	    memcmp(cache->generator, gen, strlen(gen)) == 0) {
+		_cleanup_free_ char *name = strndup(cache->generator + 7, cache->generator_len - 7);
+
+		if (!name)
+			return -ENOMEM;
+		c->cuda_major = libcuda_major(name);
+	}
+	for (size_t i = 0; i < cache->n_entries; i++) {
+		const struct ldcache_entry *e = &cache->entries[i];
+		struct lib_file *f;
+		char *dest;
+
+		if (e->value[0] == '/' || strstr(e->value, "..") || e->hwcap)
+			continue;
+		if (asprintf(&dest, "%s/%s", v->dest, e->value) < 0 ||
+		    strv_builder_take(&c->strings, dest) < 0)
+			return -ENOMEM;
+		f = calloc(1, sizeof(*f));
+		if (!f || ARRAY_RESERVE(c->files, c->cap_files, c->n_files + 1) < 0) {
+			free(f);
+			return -ENOMEM;
+		}
+		c->files[c->n_files++] = f;
+		f->usable = true;
+		f->id = (struct lib_ident){ .soname = strdup(e->key), .flags = e->flags };
+		if (!f->id.soname)
+			return -ENOMEM;
+		if (add_candidate(c, (struct candidate){ .file = f,
+							 .source = v->source,
+							 .dest = c->strings.v[c->strings.n - 1],
+							 .named = true,
+							 .home = true }) < 0)
+			return -ENOMEM;
+	}
+	return 1;
+}
+
+/* Whether source lies in a directory whose cache file stood for its libraries. */
+static bool in_cached_dir(const struct collection *c, const char *source)
+{
+	for (size_t i = 0; i < c->dirs.n; i++) {
+		size_t n = strlen(c->dirs.v[i]);
+
+		if (strncmp(source, c->dirs.v[i], n) == 0 && source[n] == '/')
+			return true;
+	}
+	return false;
+}
+
 int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct cdi_error *err)
 {
-	_cleanup_free_ struct candidate *cands = NULL;
-	struct lib_file **files = NULL;
-	size_t n_files = 0, cap_files = 0, n_cands = 0, cap_cands = 0, i;
-	unsigned cuda_major = 0;
+	struct collection c = { 0 };
+	size_t i;
 	struct injected_libs libs = { 0 };
 	const json_t *mount, *mounts = json_object_get(oci, "mounts");
 	int r = 0;
@@ -251,6 +340,18 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 	if (json_array_size(mounts) > INJECTED_LIBS_MAX_MOUNTS)
 		return cdi_fail(err, -E2BIG, "mounts: %zu entries, more than %u",
 				json_array_size(mounts), INJECTED_LIBS_MAX_MOUNTS);
+	/* Directories first: their libraries are the driver's, listed before single files. */
+	json_array_foreach (mounts, i, mount) {
+		struct mount_view v;
+
+		view_of(mount, &v);
+		if (!v.dest || !v.source || v.dest[0] != '/' || v.source[0] != '/' ||
+		    is_lib_name(base_name(v.dest)) || !is_bind(&v))
+			continue;
+		r = add_dir_cache(&c, &v);
+		if (r < 0)
+			goto out;
+	}
 	json_array_foreach (mounts, i, mount) {
 		const struct lib_file *f;
 		struct mount_view v;
@@ -261,15 +362,15 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 		dest = v.dest;
 		source = v.source;
 		if (!dest || !source || dest[0] != '/' || source[0] != '/' ||
-		    !is_lib_name(base_name(dest)) || !is_bind(&v))
+		    !is_lib_name(base_name(dest)) || !is_bind(&v) || in_cached_dir(&c, source))
 			continue;
 		/* A library is mounted at up to five names: open each source once. */
 		f = NULL;
-		for (size_t k = n_cands; k-- > 0 && !f;)
-			if (strcmp(cands[k].source, source) == 0)
-				f = cands[k].file;
+		for (size_t k = c.n_cands; k-- > 0 && !f;)
+			if (strcmp(c.cands[k].source, source) == 0)
+				f = c.cands[k].file;
 		if (!f)
-			f = lib_file_of(&files, &n_files, &cap_files, source, &r);
+			f = lib_file_of(&c.files, &c.n_files, &c.cap_files, source, &r);
 		if (r < 0)
 			goto out;
 		if (!f)
@@ -277,27 +378,22 @@ int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct c
 		major = libcuda_major(base_name(source));
 		if (major &&
 		    ((unsigned)f->id.flags & LDCACHE_FLAG_ARCH_MASK) == arch_native.cache_flags)
-			cuda_major = major;
-		if (ARRAY_RESERVE(cands, cap_cands, n_cands + 1) < 0) {
-			r = -ENOMEM;
+			c.cuda_major = major;
+		r = add_candidate(&c, (struct candidate){
+					      .file = f,
+					      .source = source,
+					      .dest = dest,
+					      .named = !f->id.soname ||
+						       strcmp(base_name(dest), f->id.soname) == 0,
+					      .home = same_dir(dest, source),
+				      });
+		if (r < 0)
 			goto out;
-		}
-		cands[n_cands++] = (struct candidate){
-			.file = f,
-			.source = source,
-			.dest = dest,
-			.named = !f->id.soname || strcmp(base_name(dest), f->id.soname) == 0,
-			.home = same_dir(dest, source),
-		};
 	}
-	libs.cuda_major = cuda_major;
-	r = choose(&libs, cands, n_cands);
+	libs.cuda_major = c.cuda_major;
+	r = choose(&libs, c.cands, c.n_cands);
 out:
-	for (size_t k = 0; k < n_files; k++) {
-		free(files[k]->id.soname);
-		free(files[k]);
-	}
-	free(files);
+	collection_clear(&c);
 	if (r < 0) {
 		injected_libs_clear(&libs);
 		return cdi_fail(err, r, "reading the injected libraries: %s", strerror(-r));

@@ -15,6 +15,11 @@
 /* Caps on what one config can make us read. */
 #define INJECTED_LIBS_MAX_MOUNTS 65536
 
+/* A directory's own record of its libraries: a glibc ld.so.cache whose paths are relative to the
+ * directory, its generator string "cdikit libcuda.so.<driver version>" (cdi-generate's library
+ * directory writes them, generate/assemble/lib_dir.h). */
+#define INJECTED_LIBS_DIR_CACHE ".cdikit-ldcache"
+
 struct injected_lib {
 	char *soname; /* DT_SONAME, or the file name where the library has none (as ldconfig) */
 	char *path;   /* the container path the cache points to */
@@ -30,26 +35,19 @@ struct injected_libs {
 };
 
 /*
- * Read the config's bind mounts of files named lib*.so*: each source (a host file) is opened
- * without blocking and read only when it is a regular ELF shared object of an ABI this
+ * The libraries of the config's bind mounts. A directory mount whose source holds a cache file
+ * (INJECTED_LIBS_DIR_CACHE, a regular file of root or ours that no one else may write) brings
+ * the libraries it lists, at the mount's destination, first, and nothing in it is opened. Then
+ * the mounts of files named lib*.so* outside such directories: each source (a host file) is
+ * opened without blocking and read only when it is a regular ELF shared object of an ABI this
  * machine's loader uses; anything else is not a library and is skipped. For one soname and
- * flags the cache gets one path: a mount named by the soname (as ldconfig files a library),
- * preferably in the directory that holds the file on the host, else the first mount.
+ * flags the cache gets one path: a directory's, else a mount named by the soname (as ldconfig
+ * files a library), preferably in the directory that holds the file on the host, else the first
+ * mount.
  */
 int injected_libs_collect(const json_t *oci, struct injected_libs *ret, struct cdi_error *err);
 
 void injected_libs_clear(struct injected_libs *libs);
-
-/* What a linker cache records of a library file. No osversion: glibc >= 2.36's ldconfig
- * writes 0 (it no longer reads the ABI note), and older loaders accept 0. */
-struct lib_ident {
-	char *soname; /* DT_SONAME, NULL when the library has none */
-	int32_t flags;
-};
-
-/* Read the library open at fd (name for messages): 1 and *ret filled (ret->soname is the
- * caller's) for an ELF shared object of an ABI this machine's loader uses, else 0. */
-int lib_ident(int fd, const char *name, struct lib_ident *ret);
 
 /* The major version in a file name libcuda.so.<major>.<minor>[...], or 0. */
 unsigned libcuda_major(const char *name);

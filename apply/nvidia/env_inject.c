@@ -17,6 +17,7 @@
 #include "env_trust.h"
 #include "facts.h"
 #include "host_root.h"
+#include "lib_tree.h"
 #include "macro.h"
 #include "mig_admin.h"
 #include "mps.h"
@@ -363,6 +364,9 @@ static int filter_sources(struct cdi_edit_sources *src, size_t n_named, unsigned
 			continue; /* nothing recorded: nothing to filter by */
 		r = driver_caps_filter_edits(src->v[i].edits, f->capabilities, caps, &kept, err);
 		if (r < 0 || (r = keep(owned, kept, err)) < 0)
+			return r;
+		r = lib_tree_select(kept, f->library_tree, f->capabilities, caps, err);
+		if (r < 0)
 			return r;
 		src->v[i].edits = kept;
 	}

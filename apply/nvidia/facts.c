@@ -157,6 +157,42 @@ static int parse_gpu(struct facts_parser *p, const json_t *obj, size_t i, struct
 	return 0;
 }
 
+/* libraryTree: {"containerPath": absolute, "hostPath": absolute, "groups": {NAME: {"tag":
+ * a capability tag or null, "parts": [NAME...]}}}; group and part names are single components. */
+static bool plain_name(const char *s)
+{
+	return s && *s && !strchr(s, '/') && strcmp(s, ".") && strcmp(s, "..");
+}
+
+static int check_library_tree(struct facts_parser *p, const json_t *tree)
+{
+	const char *cpath = json_string_value(json_object_get(tree, "containerPath"));
+	const char *hpath = json_string_value(json_object_get(tree, "hostPath"));
+	const json_t *groups = json_object_get(tree, "groups"), *g, *part;
+	const char *name;
+	size_t i;
+
+	if (!tree)
+		return 0;
+	if (!json_is_object(tree) || !cpath || cpath[0] != '/' || !hpath || hpath[0] != '/' ||
+	    !json_is_object(groups))
+		return bad(
+			p, "libraryTree",
+			"must be an object with absolute containerPath and hostPath, and groups");
+	json_object_foreach ((json_t *)groups, name, g) {
+		const json_t *tag = json_object_get(g, "tag"), *parts = json_object_get(g, "parts");
+
+		if (!plain_name(name) || !json_is_array(parts) ||
+		    !(json_is_null(tag) || json_is_string(tag)))
+			return bad(p, "libraryTree", "group \"%s\": needs a tag and parts", name);
+		json_array_foreach (parts, i, part)
+			if (!plain_name(json_string_value(part)))
+				return bad(p, "libraryTree", "group \"%s\": a part is no name",
+					   name);
+	}
+	return 0;
+}
+
 static int check_capabilities(struct facts_parser *p, const json_t *caps)
 {
 	const char *path;
@@ -221,6 +257,9 @@ static int parse_tree(struct facts_parser *p, struct cdi_facts *f)
 	if (!json_is_array(gpus))
 		return bad(p, "gpus", gpus ? "must be an array" : "missing");
 	f->capabilities = json_object_get(f->root, "capabilities");
+	f->library_tree = json_object_get(f->root, "libraryTree");
+	if (check_library_tree(p, f->library_tree) < 0)
+		return -EINVAL;
 	if (check_capabilities(p, f->capabilities) < 0)
 		return -EINVAL;
 

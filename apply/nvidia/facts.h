@@ -48,6 +48,7 @@ struct cdi_facts {
 	size_t n_gpus;
 	json_t *root;
 	const json_t *capabilities; /* object: path -> capability; NULL when absent */
+	const json_t *library_tree; /* the library directory's record (lib_tree.h); NULL: none */
 	const char **strings;	    /* backing store of the devices lists */
 };
 
