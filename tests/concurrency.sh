@@ -20,6 +20,8 @@ set -u
 : "${ROUNDS:=100}"
 . "$(dirname "$0")/lib/suite.sh" concurrency "the simulated hosts have real device nodes" \
 	cdi-generate cdi-apply tests/mock-nvml/libnvidia-ml.so.1
+# The spec writer's checks, on the per-file layout (tests/lib-dir.sh checks the library directory).
+L=--library-layout=files
 G=$B/cdi-generate A=$B/cdi-apply
 ok() { echo "ok: $* (${SECONDS}s)"; }
 writer=
@@ -70,7 +72,7 @@ contents() { # dir
 # ---- 1. two generators, one directory -----------------------------------------------------
 for h in 1 2; do
 	mkdir -p "$tmp/alone$h"
-	"$G" --root "$tmp/host$h" --output "$tmp/alone$h/nvidia.yaml" 2>"$tmp/err" ||
+	"$G" $L --root "$tmp/host$h" --output "$tmp/alone$h/nvidia.yaml" 2>"$tmp/err" ||
 		die "cdi-generate host$h: $(cat "$tmp/err")"
 	contents "$tmp/alone$h" >"$tmp/alone$h.contents"
 done
@@ -82,9 +84,9 @@ seen1=0 seen2=0
 for ((i = 0; i < ROUNDS; i++)); do
 	# Every other round starts empty, the others replace what the last round left.
 	[ $((i % 2)) -eq 0 ] && find "$out" -mindepth 1 ! -name '*.lock' -delete
-	"$G" --root "$tmp/host1" --output "$out/nvidia.yaml" 2>"$tmp/err1" &
+	"$G" $L --root "$tmp/host1" --output "$out/nvidia.yaml" 2>"$tmp/err1" &
 	p1=$!
-	"$G" --root "$tmp/host2" --output "$out/nvidia.yaml" 2>"$tmp/err2" &
+	"$G" $L --root "$tmp/host2" --output "$out/nvidia.yaml" 2>"$tmp/err2" &
 	p2=$!
 	wait "$p1" || die "round $i: cdi-generate host1 failed: $(cat "$tmp/err1")"
 	wait "$p2" || die "round $i: cdi-generate host2 failed: $(cat "$tmp/err2")"
@@ -114,7 +116,7 @@ touch "$tmp/writing"
 	n=0
 	while [ -e "$tmp/writing" ]; do
 		h=$((n % 2 + 1))
-		"$G" --root "$tmp/host$h" --output "$specs/nvidia.yaml" 2>>"$tmp/writer.err" || exit 1
+		"$G" $L --root "$tmp/host$h" --output "$specs/nvidia.yaml" 2>>"$tmp/writer.err" || exit 1
 		n=$((n + 1))
 		echo "$n" >"$tmp/writes"
 	done

@@ -20,6 +20,8 @@
 set -u
 . "$(dirname "$0")/lib/suite.sh" faults "the simulated host has real device nodes" \
 	cdi-generate cdi-apply tests/faults/fault-shim.so tests/mock-nvml/libnvidia-ml.so.1
+# The spec writer's checks, on the per-file layout (tests/lib-dir.sh checks the library directory).
+L=--library-layout=files
 G=$B/cdi-generate A=$B/cdi-apply SHIM=$B/tests/faults/fault-shim.so
 export ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0
 make_host single "$tmp/host"
@@ -117,26 +119,26 @@ matrix() { # prefix dir file -- command...
 # ---- cdi-generate ---------------------------------------------------------------------------
 out=$tmp/gen
 mkdir -p "$out"
-"$G" --root "$tmp/host" --output "$tmp/expected" 2>"$tmp/err" || die "cdi-generate: $(cat "$tmp/err")"
+"$G" $L --root "$tmp/host" --output "$tmp/expected" 2>"$tmp/err" || die "cdi-generate: $(cat "$tmp/err")"
 # The old spec differs (other device names), so every run has something to write.
-"$G" --root "$tmp/host" --device-name-strategy uuid --output "$out/nvidia.yaml" 2>"$tmp/err" ||
+"$G" $L --root "$tmp/host" --device-name-strategy uuid --output "$out/nvidia.yaml" 2>"$tmp/err" ||
 	die "cdi-generate: $(cat "$tmp/err")"
 cp "$out/nvidia.yaml" "$tmp/old-content"
-env LD_PRELOAD="$SHIM" "$G" --root "$tmp/host" --output "$tmp/with-shim.yaml" 2>"$tmp/err" &&
+env LD_PRELOAD="$SHIM" "$G" $L --root "$tmp/host" --output "$tmp/with-shim.yaml" 2>"$tmp/err" &&
 	cmp -s "$tmp/with-shim.yaml" "$tmp/expected" || die "cdi-generate under the shim without a fault: $(cat "$tmp/err")"
 rm -f "$tmp/with-shim.yaml"
-matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" --quiet --root "$tmp/host" --output "$out/nvidia.yaml"
+matrix cdi-generate "$out" "$out/nvidia.yaml" -- "$G" $L --quiet --root "$tmp/host" --output "$out/nvidia.yaml"
 under_fault "cdi-generate: old spec unreadable" "$out" "$out/nvidia.yaml" fail read EIO \
-	CDIKIT_FAULT_PATH="$out/nvidia.yaml" -- "$G" --root "$tmp/host" --output "$out/nvidia.yaml"
+	CDIKIT_FAULT_PATH="$out/nvidia.yaml" -- "$G" $L --root "$tmp/host" --output "$out/nvidia.yaml"
 
 # The spec cache alone cannot be written (the spec and the facts file already were): the run
 # fails with one line naming the cache, the spec is the new one, no temp file is left, and the
 # old cache (of the old spec, whose devices had UUID names) is not what readers get.
 c=$tmp/gen-cache
 mkdir -p "$c"
-"$G" -q --root "$tmp/host" --device-name-strategy uuid --output "$c/nvidia.yaml" || die "cdi-generate (uuid names) failed"
+"$G" $L -q --root "$tmp/host" --device-name-strategy uuid --output "$c/nvidia.yaml" || die "cdi-generate (uuid names) failed"
 env LD_PRELOAD="$SHIM" CDIKIT_FAULT=write CDIKIT_FAULT_ERRNO=ENOSPC CDIKIT_FAULT_LOG="$tmp/cache-fault.log" \
-	CDIKIT_FAULT_PATH="$c/.nvidia.yaml.cdikit-cache.*" "$G" -q --root "$tmp/host" --output "$c/nvidia.yaml" 2>"$tmp/cache-err" &&
+	CDIKIT_FAULT_PATH="$c/.nvidia.yaml.cdikit-cache.*" "$G" $L -q --root "$tmp/host" --output "$c/nvidia.yaml" 2>"$tmp/cache-err" &&
 	die "cdi-generate: exit 0 though the spec cache could not be written"
 [ -s "$tmp/cache-fault.log" ] || die "cdi-generate: the cache's write never failed"
 [ "$(wc -l <"$tmp/cache-err")" -eq 1 ] && grep -qF "$c/nvidia.yaml.cdikit-cache" "$tmp/cache-err" ||
@@ -175,7 +177,7 @@ failed=0
 # A new directory for the spec that cannot be made: nothing of it may stay behind.
 mkdir "$out/new"
 (under_fault "cdi-generate: its directory cannot be made" "$out/new" "$out/new/a/b/nvidia.yaml" fail \
-	mkdir EROFS CDIKIT_FAULT_PATH="$out/new/a/?*" -- "$G" --root "$tmp/host" --output "$out/new/a/b/nvidia.yaml") || failed=1
+	mkdir EROFS CDIKIT_FAULT_PATH="$out/new/a/?*" -- "$G" $L --root "$tmp/host" --output "$out/new/a/b/nvidia.yaml") || failed=1
 rm -r "$out/new"
 # A bundle owned by someone else: the owner must be kept, or the run fail cleanly.
 chown 65534:65534 "$bundle/config.json"

@@ -22,6 +22,8 @@ die() { echo "FAIL: $*"; exit 1; }
 ok() { echo "ok: $*"; }
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (the simulated hosts have real device nodes)"
+# The spec writer's checks, on the per-file layout (tests/lib-dir.sh checks the library directory).
+L=--library-layout=files
 G=$B/cdi-generate
 [ -x "$G" ] || die "$G not built"
 MOCK=$B/tests/mock-nvml
@@ -70,7 +72,7 @@ keep() { # file -> a copy in $tmp/out (or $tmp/out-new)
 golden() { # name root [args...]: generate to stdout, compare with tests/golden/<name>.yaml
 	local name=$1 root=$2 out=$tmp/$1.yaml
 	shift 2
-	"$G" --root "$root" --output - "$@" >"$out" 2>"$tmp/$name.err" ||
+	"$G" $L --root "$root" --output - "$@" >"$out" 2>"$tmp/$name.err" ||
 		die "$name: cdi-generate failed: $(cat "$tmp/$name.err")"
 	keep "$out"
 	golden_check "$name" "$out" "$root"
@@ -97,9 +99,9 @@ golden workstation-no-gids "$tmp/workstation" --no-additional-gids
 grep -q '^cdi-generate: warning: no libnvidia-ml.so.1 under .*; enumerating full GPUs from /proc' "$tmp/no-nvml.err" ||
 	die "no-nvml: no fallback notice: $(cat "$tmp/no-nvml.err")"
 [ "$(wc -l <"$tmp/no-nvml.err")" -eq 2 ] || die "no-nvml: not the notice and the summary: $(cat "$tmp/no-nvml.err")"
-"$G" -q --root "$tmp/no-nvml" -o - 2>"$tmp/err" >/dev/null || die "no-nvml -q failed"
+"$G" $L -q --root "$tmp/no-nvml" -o - 2>"$tmp/err" >/dev/null || die "no-nvml -q failed"
 [ -s "$tmp/err" ] && die "-q still says: $(cat "$tmp/err")"
-"$G" -v --root "$tmp/dgx-mig" -o - 2>"$tmp/err" >/dev/null || die "-v failed"
+"$G" $L -v --root "$tmp/dgx-mig" -o - 2>"$tmp/err" >/dev/null || die "-v failed"
 grep -q '^cdi-generate: driver 550.54.15, CUDA 12.4: 8 GPUs, 10 MIG devices, 31 device nodes$' "$tmp/err" ||
 	die "-v: $(cat "$tmp/err")"
 ok "one summary line on stderr; -q says nothing, -v what was found"
@@ -173,13 +175,13 @@ ok "workstation: DRI nodes and by-path names per GPU, additionalGids (0.7.0), 0.
 # firmware_class.path: the kernel loader's own directory is searched first.
 tests/simhost/make-host --topology single --firmware-path /opt/nvidia/firmware --mock-dir "$MOCK" \
 	--out "$tmp/fwpath" >"$tmp/make-host.log" 2>&1 || die "make-host --firmware-path: $(tail -n 3 "$tmp/make-host.log")"
-"$G" -q --root "$tmp/fwpath" -o - >"$tmp/fwpath.yaml" || die "fwpath: cdi-generate failed"
+"$G" $L -q --root "$tmp/fwpath" -o - >"$tmp/fwpath.yaml" || die "fwpath: cdi-generate failed"
 grep -q 'containerPath: /opt/nvidia/firmware/nvidia/550.54.15/gsp_ga10x.bin$' "$tmp/fwpath.yaml" ||
 	die "firmware_class.path: its gsp_ga10x.bin is not mounted"
 ok "firmware from firmware_class.path"
 
 # ---------------------------------------------------------------- big64: linear, complete
-"$G" -q --root "$tmp/big64" --output "$tmp/big64.yaml" || die "big64: cdi-generate failed"
+"$G" $L -q --root "$tmp/big64" --output "$tmp/big64.yaml" || die "big64: cdi-generate failed"
 keep "$tmp/big64.yaml"
 n=$(grep -c '^- name: ' "$tmp/big64.yaml")
 [ "$n" -eq $((64 * 7 * 2 + 2)) ] || die "big64: $n devices, want $((64 * 7 * 2 + 2))"
@@ -188,7 +190,7 @@ ok "big64: 898 devices"
 
 # ---------------------------------------------------------------- determinism
 for t in dgx-mig big64; do
-	"$G" -q --root "$tmp/$t" --output - >"$tmp/$t.again" || die "$t: second run failed"
+	"$G" $L -q --root "$tmp/$t" --output - >"$tmp/$t.again" || die "$t: second run failed"
 	if [ "$t" = big64 ]; then cmp -s "$tmp/big64.yaml" "$tmp/$t.again"; else cmp -s "$tmp/$t.yaml" "$tmp/$t.again"; fi ||
 		die "$t: two runs on the same host differ"
 done
@@ -197,14 +199,14 @@ ok "same host, same bytes"
 # ---------------------------------------------------------------- --output FILE, facts, no rewrite, --check
 spec=$tmp/etc/cdi/nvidia.yaml
 facts=$spec.cdikit
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 rc=$?
 [ $rc -eq 1 ] || die "--check on a missing file: exit $rc"
 grep -q 'does not exist' "$tmp/check.out" || die "--check missing: $(cat "$tmp/check.out")"
 [ -e "$spec" ] && die "--check wrote the file"
 [ -e "$tmp/etc" ] && die "--check created the directory"
 
-"$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "write to $spec failed: $(cat "$tmp/err")"
+"$G" $L --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "write to $spec failed: $(cat "$tmp/err")"
 [ "$(cat "$tmp/err")" = "cdi-generate: wrote $spec and its facts file: 34 devices, 31 device nodes, 210 mounts" ] ||
 	die "summary: $(cat "$tmp/err")"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "--output FILE differs from --output -"
@@ -247,20 +249,20 @@ for g in facts["gpus"]:
 PY
 before=$(stat -c '%i %.Y' "$spec" "$facts")
 sleep 0.02
-"$G" --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "rerun failed: $(cat "$tmp/err")"
+"$G" $L --root "$tmp/dgx-mig" --output "$spec" 2>"$tmp/err" || die "rerun failed: $(cat "$tmp/err")"
 [ "$(stat -c '%i %.Y' "$spec" "$facts")" = "$before" ] || die "an unchanged spec or facts file was rewritten"
 grep -q "^cdi-generate: $spec and its facts file are up to date: 34 devices" "$tmp/err" || die "rerun said: $(cat "$tmp/err")"
 ok "written 0644 atomically with its facts file, not rewritten when unchanged"
 
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
 grep -q 'up to date' "$tmp/check.out" || die "--check fresh: $(cat "$tmp/check.out")"
 [ "$(wc -l <"$tmp/check.out")" -eq 1 ] || die "--check: more than one line"
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >/dev/full 2>/dev/null && die "--check >/dev/full exits 0"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >/dev/full 2>/dev/null && die "--check >/dev/full exits 0"
 
 conf=$tmp/dgx-mig/usr/lib/x86_64-linux-gnu/mock-nvml.conf
 cp "$conf" "$tmp/conf.orig"
 grep -v '^gpu 7 ' "$tmp/conf.orig" >"$conf" # GPU 7 gone (or fell off the bus)
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 rc=$?
 [ $rc -eq 1 ] || die "--check after removing a GPU: exit $rc"
 grep -q 'stale: devices added: 0, removed: 2 (' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
@@ -268,7 +270,7 @@ grep -q '"\?7"\?' "$tmp/check.out" || die "--check does not name device 7: $(cat
 [ "$(stat -c '%i %.Y' "$spec" "$facts")" = "$before" ] || die "--check touched the files"
 
 grep -v 'uuid=MIG-6fb165d3' "$tmp/conf.orig" >"$conf" # a MIG device destroyed
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check after a MIG reconfiguration: not stale"
 grep -q 'MIG-6fb165d3' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
 cp "$tmp/conf.orig" "$conf"
@@ -276,21 +278,21 @@ cp "$tmp/conf.orig" "$conf"
 # The spec is current but its facts are not (another brand): stale, and the reason says which.
 cp "$facts" "$tmp/facts.orig"
 sed -i 's/"Unknown"/"Tesla"/' "$facts"
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check with stale facts: not stale"
 grep -q "stale: $facts is out of date" "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
 rm "$facts"
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check without facts: not stale"
 grep -q "stale: $facts does not exist" "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
-"$G" --root "$tmp/dgx-mig" --check --no-facts --output "$spec" >/dev/null || die "--check --no-facts looks at the facts"
+"$G" $L --root "$tmp/dgx-mig" --check --no-facts --output "$spec" >/dev/null || die "--check --no-facts looks at the facts"
 cp "$tmp/facts.orig" "$facts"
 
 sed 's/550\.54\.15/535.104.05/g' "$tmp/dgx-mig.yaml" >"$spec" # a spec written by the old driver
-"$G" --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
+"$G" $L --root "$tmp/dgx-mig" --check --output "$spec" >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check after a driver upgrade: not stale"
 grep -q 'common containerEdits changed' "$tmp/check.out" || die "--check reason: $(cat "$tmp/check.out")"
-"$G" -q --root "$tmp/dgx-mig" --output "$spec" || die "rewrite failed"
+"$G" $L -q --root "$tmp/dgx-mig" --output "$spec" || die "rewrite failed"
 cmp -s "$spec" "$tmp/dgx-mig.yaml" || die "the stale spec was not replaced"
 [ "$(stat -c '%i' "$spec")" != "$(cut -d' ' -f1 <<<"$before")" ] || die "replaced in place instead of renamed"
 ok "--check: fresh 0; missing, GPU removed, MIG reconfigured, facts stale or missing, driver upgraded 1 with a reason"
@@ -299,7 +301,7 @@ ok "--check: fresh 0; missing, GPU removed, MIG reconfigured, facts stale or mis
 ver=$tmp/dgx-mig/proc/driver/nvidia/version
 cp "$ver" "$tmp/version.orig"
 sed -i 's/550\.54\.15/555.42.02/' "$ver"
-if "$G" --root "$tmp/dgx-mig" --output - >/dev/null 2>"$tmp/err"; then die "version mismatch not detected"; fi
+if "$G" $L --root "$tmp/dgx-mig" --output - >/dev/null 2>"$tmp/err"; then die "version mismatch not detected"; fi
 grep -q '^cdi-generate: .*550\.54\.15.*555\.42\.02' "$tmp/err" || die "mismatch message: $(cat "$tmp/err")"
 cp "$tmp/version.orig" "$ver"
 ok "NVML/kernel version mismatch is an error naming both"
@@ -307,9 +309,9 @@ ok "NVML/kernel version mismatch is an error naming both"
 # A MIG cap node that is not there is an error by default, written with a warning on request.
 cap=$(grep -o 'nvidia-cap[0-9]\+' "$tmp/dgx-mig.yaml" | head -1)
 mv "$tmp/dgx-mig/dev/nvidia-caps/$cap" "$tmp/cap.saved"
-if "$G" --root "$tmp/dgx-mig" --output - >/dev/null 2>"$tmp/err"; then die "missing $cap not detected"; fi
+if "$G" $L --root "$tmp/dgx-mig" --output - >/dev/null 2>"$tmp/err"; then die "missing $cap not detected"; fi
 grep -q "^cdi-generate: $tmp/dgx-mig/dev/nvidia-caps/$cap: No such file" "$tmp/err" || die "missing cap: $(cat "$tmp/err")"
-"$G" --root "$tmp/dgx-mig" --allow-missing-caps --output - >"$tmp/allow.yaml" 2>"$tmp/err" || die "--allow-missing-caps failed"
+"$G" $L --root "$tmp/dgx-mig" --allow-missing-caps --output - >"$tmp/allow.yaml" 2>"$tmp/err" || die "--allow-missing-caps failed"
 grep -q "warning: .*$cap" "$tmp/err" || die "no warning for the missing cap"
 cmp -s "$tmp/allow.yaml" "$tmp/dgx-mig.yaml" || die "--allow-missing-caps changed the spec"
 mv "$tmp/cap.saved" "$tmp/dgx-mig/dev/nvidia-caps/$cap"
@@ -320,11 +322,11 @@ host h single
 for node in nvidia-uvm nvidiactl; do
 	mv "$tmp/h/dev/$node" "$tmp/node.saved"
 	for mode in nvml procfs management; do
-		"$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: missing /dev/$node passed"
+		"$G" $L --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: missing /dev/$node passed"
 		grep -q "^cdi-generate: $tmp/h/dev/$node: No such file or directory .*--create-device-nodes.*--allow-missing-nodes" "$tmp/err" ||
 			die "$mode, missing $node: $(cat "$tmp/err")"
 	done
-	"$G" --root "$tmp/h" --allow-missing-nodes -o - 2>"$tmp/err" | grep -q "path: /dev/$node$" ||
+	"$G" $L --root "$tmp/h" --allow-missing-nodes -o - 2>"$tmp/err" | grep -q "path: /dev/$node$" ||
 		die "--allow-missing-nodes: /dev/$node not in the spec"
 	grep -q "warning: $tmp/h/dev/$node" "$tmp/err" || die "--allow-missing-nodes: no warning for $node"
 	mv "$tmp/node.saved" "$tmp/h/dev/$node"
@@ -333,7 +335,7 @@ ok "a missing nvidia-uvm or nvidiactl is an error naming the node and the option
 
 # /dev elsewhere (--dev-root): node hostPaths follow it, the driver's files do not.
 mkdir -p "$tmp/devroot" && cp -a "$tmp/dgx-mig/dev" "$tmp/devroot/" || die "copying /dev"
-"$G" -q --root "$tmp/dgx-mig" --dev-root "$tmp/devroot" --output - >"$tmp/split.yaml" || die "--dev-root failed"
+"$G" $L -q --root "$tmp/dgx-mig" --dev-root "$tmp/devroot" --output - >"$tmp/split.yaml" || die "--dev-root failed"
 keep "$tmp/split.yaml"
 sed "s|$tmp/devroot/dev/|$tmp/dgx-mig/dev/|" "$tmp/split.yaml" | cmp -s - "$tmp/dgx-mig.yaml" ||
 	die "--dev-root: the spec differs in more than the nodes' hostPath"
@@ -344,11 +346,11 @@ ok "--dev-root moves the nodes' hostPath only"
 # Device nodes are looked at inside the root: a link out of it or a file is not a node.
 host h single
 rm "$tmp/h/dev/nvidia0" && ln -s /dev/null "$tmp/h/dev/nvidia0"
-"$G" --root "$tmp/h" --with-device-numbers -o - >"$tmp/h.yaml" 2>"$tmp/err" && die "ROOT/dev/nvidia0 -> /dev/null accepted"
+"$G" $L --root "$tmp/h" --with-device-numbers -o - >"$tmp/h.yaml" 2>"$tmp/err" && die "ROOT/dev/nvidia0 -> /dev/null accepted"
 grep -q "^cdi-generate: $tmp/h/dev/nvidia0: is a symbolic link (to /dev/null), not a device node" "$tmp/err" ||
 	die "linked node: $(cat "$tmp/err")"
 rm "$tmp/h/dev/nvidia0" && echo not-a-node >"$tmp/h/dev/nvidia0"
-"$G" --root "$tmp/h" -o - >/dev/null 2>"$tmp/err" && die "a regular file as ROOT/dev/nvidia0 accepted"
+"$G" $L --root "$tmp/h" -o - >/dev/null 2>"$tmp/err" && die "a regular file as ROOT/dev/nvidia0 accepted"
 grep -q "^cdi-generate: $tmp/h/dev/nvidia0: not a character device" "$tmp/err" || die "file node: $(cat "$tmp/err")"
 ok "a link or a file where a device node should be is an error naming it"
 
@@ -359,7 +361,7 @@ for f in etc/ld.so.cache proc/driver/nvidia/version proc/devices proc/driver/nvi
 	rm "$tmp/h/$f" && mkfifo "$tmp/h/$f" || die "mkfifo $f"
 	mode=auto
 	case $f in */gpus/*) mode=procfs ;; esac # NVML names the GPUs otherwise
-	timeout 20 "$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err"
+	timeout 20 "$G" $L --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 124 ] && die "a FIFO at ROOT/$f hangs cdi-generate"
 	[ $rc -eq 1 ] || die "a FIFO at ROOT/$f: exit $rc"
@@ -370,11 +372,11 @@ ok "a FIFO at ld.so.cache, /proc files: one line naming it, no hang"
 # An empty or corrupt ld.so.cache: one warning naming it, then the spec of a host without one.
 host h single
 rm "$tmp/h/etc/ld.so.cache"
-"$G" -q --root "$tmp/h" -o - >"$tmp/nocache.yaml" || die "no ld.so.cache: failed"
+"$G" $L -q --root "$tmp/h" -o - >"$tmp/nocache.yaml" || die "no ld.so.cache: failed"
 for damage in "truncate -s 0" "truncate -s 100" "truncate -s 65M" "dd if=/dev/urandom bs=1k count=4 status=none of="; do
 	cp "$tmp/single/etc/ld.so.cache" "$tmp/h/etc/ld.so.cache"
 	case $damage in *of=) $damage"$tmp/h/etc/ld.so.cache" ;; *) $damage "$tmp/h/etc/ld.so.cache" ;; esac
-	"$G" --root "$tmp/h" -o - >"$tmp/h.yaml" 2>"$tmp/err" || die "$damage ld.so.cache: $(cat "$tmp/err")"
+	"$G" $L --root "$tmp/h" -o - >"$tmp/h.yaml" 2>"$tmp/err" || die "$damage ld.so.cache: $(cat "$tmp/err")"
 	[ "$(grep -c warning "$tmp/err")" -eq 1 ] || die "$damage: not one warning: $(cat "$tmp/err")"
 	grep -q "^cdi-generate: warning: $tmp/h/etc/ld.so.cache: .*; searching the standard library directories instead" "$tmp/err" ||
 		die "$damage: $(cat "$tmp/err")"
@@ -388,7 +390,7 @@ ok "an empty or corrupt ld.so.cache: one warning, the same complete spec"
 # (minutes before, well under a second now; the budget is in make bench).
 host h single
 python3 tests/lib/ldcache-flood.py "$tmp/h/etc/ld.so.cache" 80000 || die "writing the big cache"
-timeout 60 "$G" -q --root "$tmp/h" -o - >"$tmp/h.yaml" || die "80,000-entry ld.so.cache: failed or took over 60 s"
+timeout 60 "$G" $L -q --root "$tmp/h" -o - >"$tmp/h.yaml" || die "80,000-entry ld.so.cache: failed or took over 60 s"
 sed "s|$tmp/h/|$tmp/single/|" "$tmp/h.yaml" | cmp -s - "$tmp/single.yaml" || die "80,000-entry cache: another spec"
 ok "an ld.so.cache of 80,000 entries"
 
@@ -396,7 +398,7 @@ ok "an ld.so.cache of 80,000 entries"
 host h single
 rm -rf "$tmp/h/proc/driver/nvidia"
 for mode in auto nvml procfs management; do
-	"$G" --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: no driver, exit 0"
+	"$G" $L --root "$tmp/h" --mode "$mode" -o - >/dev/null 2>"$tmp/err" && die "$mode: no driver, exit 0"
 	[ "$(cat "$tmp/err")" = "cdi-generate: no NVIDIA driver found: $tmp/h/proc/driver/nvidia is missing" ] ||
 		die "$mode without a driver: $(cat "$tmp/err")"
 done
@@ -409,7 +411,7 @@ mkdir -p "$w"
 mknod "$w/fake-null" c 1 3 && ln -s "$tmp/single.yaml" "$w/link.yaml" && ln -s "$w/nowhere" "$w/dangling.yaml" &&
 	mkfifo "$w/fifo.yaml" || die "mknod/ln/mkfifo"
 for target in "$w/fake-null" "$w/link.yaml" "$w/dangling.yaml" "$w/fifo.yaml"; do
-	timeout 20 "$G" --root "$tmp/single" --output "$target" 2>"$tmp/err" && die "--output $target accepted"
+	timeout 20 "$G" $L --root "$tmp/single" --output "$target" 2>"$tmp/err" && die "--output $target accepted"
 	case $target in
 	*link.yaml | *dangling.yaml) grep -q "^cdi-generate: $target: is a symbolic link; refusing to write through it" "$tmp/err" ;;
 	*) grep -q "^cdi-generate: $target: exists and is not a regular file; refusing" "$tmp/err" ;;
@@ -421,37 +423,37 @@ done
 ls -A "$w" | grep -q cdikit && die "a facts file was written beside a refused spec"
 cmp -s "$tmp/single.yaml" "$tmp/out/1-single.yaml" || die "the link's target was changed"
 # --check only reads: through a symlink it judges the file the link names.
-"$G" -q --root "$tmp/single" --output "$w/real.yaml" || die "writing $w/real.yaml"
+"$G" $L -q --root "$tmp/single" --output "$w/real.yaml" || die "writing $w/real.yaml"
 ln -s real.yaml "$w/real-link.yaml" && ln -s real.yaml.cdikit "$w/real-link.yaml.cdikit"
-"$G" --root "$tmp/single" --output "$w/real-link.yaml" --check >"$tmp/check-link.log" 2>&1 ||
+"$G" $L --root "$tmp/single" --output "$w/real-link.yaml" --check >"$tmp/check-link.log" 2>&1 ||
 	die "--check through a symlink: $(cat "$tmp/check-link.log")"
 ok "links, devices, FIFOs as --output refused with a clear line; --check reads through a link"
 
 # Owner and mode are set on the temp file's fd: a setgid directory's group does not leak in.
 mkdir "$w/sgid" && chgrp users "$w/sgid" && chmod 2775 "$w/sgid" || die "setgid dir"
-"$G" -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "writing into a setgid dir"
+"$G" $L -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "writing into a setgid dir"
 for f in "$w/sgid/nvidia.yaml" "$w/sgid/nvidia.yaml.cdikit"; do
 	[ "$(stat -c '%u:%g %a' "$f")" = "0:0 644" ] || die "$f is $(stat -c '%u:%g %a' "$f"), want 0:0 644"
 done
 # An insecure spec (user-owned 0666) with the right content: --check says so, a run replaces it.
 chown nobody "$w/sgid/nvidia.yaml" && chmod 666 "$w/sgid/nvidia.yaml"
-"$G" --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >"$tmp/check.out"
+"$G" $L --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >"$tmp/check.out"
 [ $? -eq 1 ] || die "--check calls an insecure spec up to date"
 grep -q "is stale: it is insecure: owned by uid $(id -u nobody) with mode 0666" "$tmp/check.out" || die "insecure: $(cat "$tmp/check.out")"
-"$G" -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "replacing the insecure spec"
+"$G" $L -q --root "$tmp/single" --output "$w/sgid/nvidia.yaml" || die "replacing the insecure spec"
 [ "$(stat -c '%u %a' "$w/sgid/nvidia.yaml")" = "0 644" ] || die "the insecure spec was kept: $(stat -c '%u %a' "$w/sgid/nvidia.yaml")"
-"$G" --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >/dev/null || die "--check after the fix"
+"$G" $L --root "$tmp/single" --output "$w/sgid/nvidia.yaml" --check >/dev/null || die "--check after the fix"
 ok "owner and mode set on the fd; an insecure spec is replaced and --check says insecure"
 
 # Directories it creates are 0755 whatever the umask; nothing of a failed run stays behind.
-(umask 077 && "$G" -q --root "$tmp/single" --output "$w/new/a/b/nvidia.yaml") || die "into new dirs"
+(umask 077 && "$G" $L -q --root "$tmp/single" --output "$w/new/a/b/nvidia.yaml") || die "into new dirs"
 for d in "$w/new" "$w/new/a" "$w/new/a/b"; do
 	[ "$(stat -c %a "$d")" = 755 ] || die "$d is $(stat -c %a "$d") under umask 077"
 done
-"$G" --root "$tmp/single" --output "$w/newdir/" 2>"$tmp/err" && die "--output newdir/ accepted"
+"$G" $L --root "$tmp/single" --output "$w/newdir/" 2>"$tmp/err" && die "--output newdir/ accepted"
 grep -q "names a directory, not a file" "$tmp/err" || die "--output newdir/: $(cat "$tmp/err")"
 [ -e "$w/newdir" ] && die "--output newdir/ left newdir behind"
-"$G" --root "$tmp/no-such-host" --output "$w/newer/x.yaml" 2>/dev/null && die "--root missing accepted"
+"$G" $L --root "$tmp/no-such-host" --output "$w/newer/x.yaml" 2>/dev/null && die "--root missing accepted"
 [ -e "$w/newer" ] && die "a failed run left its directory"
 ok "created directories 0755 under umask 077; --output newdir/ fails without leaving it"
 
@@ -459,14 +461,14 @@ ok "created directories 0755 under umask 077; --output newdir/ fails without lea
 # is left, and one left by a killed run is removed.
 cd2=$w/concurrent
 mkdir -p "$cd2" && touch "$cd2/.nvidia.yaml.AbC123.tmp" "$cd2/.other.yaml.AbC123.tmp"
-"$G" -q --root "$tmp/single" --output "$cd2/nvidia.yaml" || die "first write"
+"$G" $L -q --root "$tmp/single" --output "$cd2/nvidia.yaml" || die "first write"
 [ -e "$cd2/.nvidia.yaml.AbC123.tmp" ] && die "a temp file of a killed run was not removed"
 [ -e "$cd2/.other.yaml.AbC123.tmp" ] || die "another spec's temp file was removed"
 rm "$cd2/.other.yaml.AbC123.tmp"
 (
 	for i in $(seq 40); do
-		"$G" -q --root "$tmp/single" --output "$cd2/nvidia.yaml" &
-		"$G" -q --root "$tmp/dgx-mig" --output "$cd2/nvidia.yaml" &
+		"$G" $L -q --root "$tmp/single" --output "$cd2/nvidia.yaml" &
+		"$G" $L -q --root "$tmp/dgx-mig" --output "$cd2/nvidia.yaml" &
 		wait
 	done
 ) &
@@ -484,50 +486,50 @@ wait "$writers"
 ok "80 concurrent runs into one directory: $reads reads, all whole; no temp file left"
 
 # ---------------------------------------------------------------- formats, options, habits
-"$G" -q --root "$tmp/dgx-mig" --output - --format json >"$tmp/dgx-mig.json" || die "--format json failed"
+"$G" $L -q --root "$tmp/dgx-mig" --output - --format json >"$tmp/dgx-mig.json" || die "--format json failed"
 keep "$tmp/dgx-mig.json"
 jq -e . "$tmp/dgx-mig.json" >/dev/null || die "--format json is not JSON"
 python3 -c 'import json,sys,yaml; a=yaml.safe_load(open(sys.argv[1])); b=json.load(open(sys.argv[2])); sys.exit(a!=b)' \
 	"$tmp/dgx-mig.yaml" "$tmp/dgx-mig.json" || die "JSON and YAML outputs hold different specs"
-"$G" -q --root "$tmp/single" -o "$tmp/etc/cdi/nvidia.json" || die "-o .json failed"
+"$G" $L -q --root "$tmp/single" -o "$tmp/etc/cdi/nvidia.json" || die "-o .json failed"
 jq -e . "$tmp/etc/cdi/nvidia.json" >/dev/null || die "*.json output is not JSON"
 keep "$tmp/etc/cdi/nvidia.json"
-"$G" -q --root "$tmp/dgx-mig" --output - --with-device-numbers --no-all-device --vendor example.com \
+"$G" $L -q --root "$tmp/dgx-mig" --output - --with-device-numbers --no-all-device --vendor example.com \
 	--class device >"$tmp/numbers.yaml" || die "--with-device-numbers failed"
 keep "$tmp/numbers.yaml"
 grep -q '^kind: example.com/device$' "$tmp/numbers.yaml" || die "--vendor/--class ignored"
 grep -qE 'name: (all|none)' "$tmp/numbers.yaml" && die "--no-all-device ignored"
 grep -q 'major: 508' "$tmp/numbers.yaml" || die "--with-device-numbers: no uvm major 508"
-"$G" -q --root "$tmp/dgx-mig" --output - --device-id none >"$tmp/none.yaml" || die "--device-id none failed"
+"$G" $L -q --root "$tmp/dgx-mig" --output - --device-id none >"$tmp/none.yaml" || die "--device-id none failed"
 keep "$tmp/none.yaml"
 [ "$(sed -n 's/^- name: //p' "$tmp/none.yaml" | tr '\n' ' ')" = "none " ] || die "--device-id none: $(grep 'name:' "$tmp/none.yaml")"
-"$G" --root "$tmp/dgx-mig" --output - --device-id 99 >/dev/null 2>"$tmp/err"
+"$G" $L --root "$tmp/dgx-mig" --output - --device-id 99 >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--device-id 99: exit status"
 grep -q '^cdi-generate: --device-id: 99: no such GPU or MIG device$' "$tmp/err" || die "--device-id 99: $(cat "$tmp/err")"
 # An absolute --root is cleaned lexically: hostPaths carry no "//" or "/./".
-"$G" --root "/$tmp/./single/" --output - 2>/dev/null | grep 'hostPath:' | grep -q '//\|/\./' &&
+"$G" $L --root "/$tmp/./single/" --output - 2>/dev/null | grep 'hostPath:' | grep -q '//\|/\./' &&
 	die "--root //.../ left unclean hostPaths"
-"$G" --mode nvml --root "$tmp/no-nvml" --output - >/dev/null 2>"$tmp/err"
+"$G" $L --mode nvml --root "$tmp/no-nvml" --output - >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--mode nvml without NVML must fail"
 # Roots: an empty one names its option (usage, exit 2); a missing one is an error.
 for opt in root driver-root dev-root; do
-	"$G" "--$opt" '' -o - >/dev/null 2>"$tmp/err"
+	"$G" $L "--$opt" '' -o - >/dev/null 2>"$tmp/err"
 	rc=$?
 	[ $rc -eq 2 ] || die "--$opt '': exit $rc"
 	grep -q "^cdi-generate: --$opt: the path is empty$" "$tmp/err" || die "--$opt '': $(cat "$tmp/err")"
 done
-"$G" --root "$tmp/no-such-host" -o - >/dev/null 2>"$tmp/err"
+"$G" $L --root "$tmp/no-such-host" -o - >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || die "--root on a missing path: not an error"
 grep -q "^cdi-generate: --root $tmp/no-such-host: No such file or directory$" "$tmp/err" || die "missing root: $(cat "$tmp/err")"
 # The habits every cdikit program shares.
-"$G" --bogus >/dev/null 2>"$tmp/err"
+"$G" $L --bogus >/dev/null 2>"$tmp/err"
 [ $? -eq 2 ] || die "usage error: exit status not 2"
 grep -q "Try 'cdi-generate --help'" "$tmp/err" || die "usage error: no hint"
-"$G" --help | grep -q -- '--device-name-strategy' || die "--help"
-"$G" --help >/dev/full 2>/dev/null && die "--help >/dev/full exits 0"
-[ "$("$G" --version)" = "cdi-generate (cdikit) $VERSION" ] || die "--version: $("$G" --version)"
-"$G" --version >/dev/full 2>/dev/null && die "--version >/dev/full exits 0"
-"$G" --root "$tmp/single" -o - >/dev/full 2>"$tmp/err" && die "-o - >/dev/full exits 0"
+"$G" $L --help | grep -q -- '--device-name-strategy' || die "--help"
+"$G" $L --help >/dev/full 2>/dev/null && die "--help >/dev/full exits 0"
+[ "$("$G" $L --version)" = "cdi-generate (cdikit) $VERSION" ] || die "--version: $("$G" $L --version)"
+"$G" $L --version >/dev/full 2>/dev/null && die "--version >/dev/full exits 0"
+"$G" $L --root "$tmp/single" -o - >/dev/full 2>"$tmp/err" && die "-o - >/dev/full exits 0"
 ok "json, --with-device-numbers, --vendor/--class, --device-id none, roots, errors and usage"
 
 # ---------------------------------------------------------------- validators

@@ -106,7 +106,7 @@ wait_for() {
 wait_for "spec in the host's /var/run/cdi" test -s "$spec"
 [ -x "$host/run/cdikit/bin/cdi-generate" ] && [ -e "$host/run/cdikit/lib/libc.so.6" ] ||
 	die "the programs were not copied to the host's /run/cdikit"
-"$build/cdi-generate" --root "$host" --output "$tmp/want.yaml" || die "cdi-generate --root failed"
+"$build/cdi-generate" --root "$host" --library-layout files --output "$tmp/want.yaml" || die "cdi-generate --root failed"
 # The same spec, with the host's paths as they are on the host: no prefix, and device nodes
 # whose hostPath is their path say so by leaving it out.
 "$py" - "$tmp/want.yaml" "$spec" "$host" <<'EOF' || die "the container's spec differs from cdi-generate --root's"
@@ -151,7 +151,7 @@ ok "SIGTERM stops it, exit 0"
 # LSan): its command line, --once, --install.
 loop=$B/cdikit-refresh-loop
 inner=(-- /run/cdikit/lib/ld.so --library-path /run/cdikit/lib /run/cdikit/bin/cdi-generate
-	--output /var/run/cdi/nvidia.yaml)
+	--library-layout=files --output /var/run/cdi/nvidia.yaml)
 for bad in "" "-- cdi-generate" "--interval=0 -- /bin/true" "--interval=x -- /bin/true" \
 	"--install=/cdikit -- /bin/true" "--chroot=$tmp/none -- /bin/true" "--bogus -- /bin/true"; do
 	# shellcheck disable=SC2086

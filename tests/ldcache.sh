@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# `cdi-apply --ldcache` on the simulated DGX host (`nvidia.com/gpu=all` from cdi-generate's spec),
-# read back by glibc:
-#   1. `ldconfig -p -C` lists every library the spec mounts under its soname, 64-bit as
-#      (libc6,x86-64) and 32-bit as (libc6), at its path in the library's own directory, and the
-#      driver's libcuda.so.1 before the image's CUDA stub;
+# `cdi-apply --ldcache` on the simulated DGX host (`nvidia.com/gpu=all` from cdi-generate's spec,
+# in both layouts: the default library directory, and --library-layout files), read back by
+# glibc:
+#   1. `ldconfig -p -C` lists every library the spec brings under its soname, 64-bit as
+#      (libc6,x86-64) and 32-bit as (libc6): per-file, at its mount in the library's own
+#      directory; with the directory, at /usr/local/nvidia/lib64 (lib) as the directory's cache
+#      file records it, the per-file mounts made links into it. The driver's libcuda.so.1 comes
+#      before the image's CUDA stub;
 #   2. the name the loader resolves for each soname and ABI (the first entry) is what
 #      `ldconfig -r` gives for the same tree (the image plus the mounted files, with the
 #      000-cdikit.conf the step wrote);
@@ -31,7 +34,15 @@ trap 'exit 1' INT TERM HUP
 # shellcheck source=lib/rootfs.sh
 . tests/lib/rootfs.sh
 
-dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
+# layout LAYOUT: the whole check for the spec of that layout ("dir" is cdi-generate's default).
+layout() {
+local L=$1 tmp=$tmp/$1
+mkdir -p "$tmp"
+if [ "$L" = dir ]; then
+	dgx_spec "$tmp" || die "cannot build the simulated host and its spec"
+else
+	dgx_spec "$tmp" --library-layout files || die "cannot build the simulated host and its spec"
+fi
 
 bundle=$tmp/bundle
 rootfs=$bundle/rootfs
@@ -54,14 +65,30 @@ cmp -s "$rootfs/etc/ld.so.cache" "$tmp/image.cache" && [ ! -e "$rootfs/etc/ld.so
 
 "$B/cdi-apply" --spec-dir "$tmp/cdi" --config "$bundle/config.json" --ldcache nvidia.com/gpu=all ||
 	die "cdi-apply --ldcache failed"
-cmp -s <(jq -S . "$tmp/plain.json") <(jq -S . "$bundle/config.json") ||
-	die "--ldcache changed config.json of a writable rootfs"
+if [ "$L" = files ]; then
+	cmp -s <(jq -S . "$tmp/plain.json") <(jq -S . "$bundle/config.json") ||
+		die "$L: --ldcache changed config.json of a writable rootfs"
+else
+	# The per-file mounts into the directory are links now; the directory's mount stays.
+	jq -e '[.mounts[] | select(.source | test("/nvidia\\.lib/"))] == []' "$bundle/config.json" >/dev/null &&
+		jq -e 'any(.mounts[]; .destination == "/usr/local/nvidia")' "$bundle/config.json" >/dev/null ||
+		die "$L: the per-file mounts into the directory were not made links"
+	[ "$(readlink "$rootfs/usr/lib/x86_64-linux-gnu/libcuda.so.1")" = /usr/local/nvidia/lib64/libcuda.so.1 ] ||
+		die "$L: no link for libcuda.so.1 in the multiarch directory"
+fi
 ldconfig -p -C "$rootfs/etc/ld.so.cache" >"$tmp/ours.txt" || die "glibc cannot read the cache"
 
-# 1: every soname-named library mount of the 64- and 32-bit default directories is listed.
-# The expected lines come from the spec's mounts and the host files' ELF headers.
-jq -r '.mounts[] | select(.destination | test("^/usr/lib/(x86_64|i386)-linux-gnu/lib[^/]*\\.so")) |
-	"\(.destination) \(.source)"' "$bundle/config.json" >"$tmp/mounts.txt"
+# 1: every soname-named library mount of the 64- and 32-bit default directories is listed, or
+# every name of the directory's lib64/ and lib/. The expected lines come from the spec's mounts
+# (the directory's files) and the host files' ELF headers.
+if [ "$L" = files ]; then
+	jq -r '.mounts[] | select(.destination | test("^/usr/lib/(x86_64|i386)-linux-gnu/lib[^/]*\\.so")) |
+		"\(.destination) \(.source)"' "$bundle/config.json" >"$tmp/mounts.txt"
+else
+	for d in lib64 lib; do
+		find "$tmp/cdi/nvidia.lib/$d" -maxdepth 1 -type f -name 'lib*.so*' -printf "/usr/local/nvidia/$d/%f %p\n"
+	done >"$tmp/mounts.txt"
+fi
 n=0
 declare -A soname_of kind_of
 while read -r dst src; do
@@ -79,7 +106,7 @@ while read -r dst src; do
 done <"$tmp/mounts.txt"
 [ "$n" -ge 40 ] || die "only $n libraries checked"
 first() { grep -m1 -F "$(printf '\t%s (%s)' "$2" "$3")" "$1" | sed 's/.* => //'; }
-[ "$(first "$tmp/ours.txt" libcuda.so.1 libc6,x86-64)" = /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] ||
+[ "$(first "$tmp/ours.txt" libcuda.so.1 libc6,x86-64)" = "$home64/libcuda.so.1" ] ||
 	die "the driver's libcuda.so.1 is not first: $(grep libcuda.so.1 "$tmp/ours.txt")"
 grep -qF /usr/local/cuda/lib64/stubs/libcuda.so.1 "$tmp/ours.txt" || die "the image's stub entry is gone"
 
@@ -92,6 +119,9 @@ jq -r '.mounts[] | select(.destination | test("/lib[^/]*\\.so[^/]*$")) | "\(.des
 	[ -d "$tree${dst%/*}" ] || mkdir -p "$tree${dst%/*}"
 	ln -f "$src" "$tree$dst"
 done
+# The directory's mount, as its files (hard links: the same inodes).
+[ "$L" = files ] || { mkdir -p "$tree/usr/local" && cp -al "$tmp/cdi/nvidia.lib" "$tree/usr/local/nvidia"; } ||
+	die "cannot lay out the directory in the tree"
 cp "$tmp/image.cache" "$tree/etc/ld.so.cache"
 ldconfig -X -r "$tree" 2>"$tmp/ldconfig.err" || { cat "$tmp/ldconfig.err"; die "ldconfig -r failed"; }
 ldconfig -p -C "$tree/etc/ld.so.cache" >"$tmp/theirs.txt"
@@ -103,14 +133,20 @@ resolved() {
 	done | LC_ALL=C sort
 }
 diff <(resolved "$tmp/theirs.txt") <(resolved "$tmp/ours.txt") >"$tmp/diff" ||
-	{ sed 's/^/    /' "$tmp/diff"; die "the loader would resolve differently than with ldconfig -r's cache"; }
+	{ sed 's/^/    /' "$tmp/diff"; die "$L: the loader would resolve differently than with ldconfig -r's cache"; }
 
 # 3: ldconfig inside (a chroot of the container's tree with the cache we wrote) succeeds and
 # keeps the driver first.
 cp "$rootfs/etc/ld.so.cache" "$tree/etc/ld.so.cache"
 chroot "$tree" /usr/sbin/ldconfig 2>"$tmp/chroot.err" || { cat "$tmp/chroot.err"; die "ldconfig in the chroot failed"; }
 ldconfig -p -C "$tree/etc/ld.so.cache" >"$tmp/after.txt"
-[ "$(first "$tmp/after.txt" libcuda.so.1 libc6,x86-64)" = /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] ||
-	die "after ldconfig in the container the driver's libcuda.so.1 is not first"
+[ "$(first "$tmp/after.txt" libcuda.so.1 libc6,x86-64)" = "$home64/libcuda.so.1" ] ||
+	die "$L: after ldconfig in the container the driver's libcuda.so.1 is not first"
+echo "ok: $L: $n driver libraries listed by glibc; the loader resolves as with ldconfig -r; ldconfig inside keeps the driver first"
+}
 
-echo "ldcache: $n driver libraries listed by glibc; the loader resolves as with ldconfig -r; ldconfig inside keeps the driver first"
+home64=/usr/lib/x86_64-linux-gnu
+layout files
+home64=/usr/local/nvidia/lib64
+layout dir
+echo "PASS: ldcache"

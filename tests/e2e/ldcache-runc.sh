@@ -153,7 +153,7 @@ expect() { # name line...
 apply() { "$B/cdi-apply" --spec-dir "$tmp/cdi" --config "$bundle/config.json" --ldcache nvidia.com/gpu=0 ||
 	die "cdi-apply --ldcache failed"; }
 
-driver=/usr/lib/x86_64-linux-gnu/libcuda.so.1
+driver=/usr/local/nvidia/lib64/libcuda.so.1 # in the library directory: its cache file names it
 
 # Premise: the devices alone (no --ldcache) leave the image's stub first.
 new_bundle control false

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The native path: podman (Debian's 4.3, its own vendored CNCF CDI library) reads the spec of
-# `cdi-generate --library-layout dir` and nothing of cdikit runs at container start. Images
+# cdi-generate's default layout (the library directory) and nothing of cdikit runs at container
+# start. Images
 # (Debian-layout glibc systems built here, imported into a private podman store):
 #   cuda    the CUDA images' LD_LIBRARY_PATH=/usr/local/nvidia/lib:/usr/local/nvidia/lib64 in
 #           its config, and a stub libcuda.so.1 under /usr/local/cuda/lib64/stubs registered in
@@ -14,8 +15,10 @@
 #   - directory of hard links (on the driver's filesystem): every image gets the driver's
 #     libcuda and NVML, the CUDA image the EGL library too, and the ICD file names the
 #     directory's libnvidia-opencl by absolute path, so even the bare image loads it;
-#   - directory of bind mounts (the default place, /etc/cdi/nvidia.lib, here a tmpfs): the same,
-#     which shows the spec's rbind carries the per-file mounts into the container;
+#   - the default place: /etc/cdi is a tmpfs here, so the directory goes to ROOT/var/lib/cdikit,
+#     of hard links;
+#   - directory of bind mounts (asked for beside the spec, on that tmpfs): the same, which shows
+#     the spec's rbind carries the per-file mounts into the container;
 #   - control: the per-file layout loses to the stub in the CUDA image (the premise).
 # The machine's /etc/cdi is never read or written: the test runs in a private mount namespace
 # whose /etc is an overlay and /etc/cdi a tmpfs (as tests/e2e/podman.sh). Where the sandbox
@@ -170,7 +173,15 @@ expect "hard links" cuda "libcuda driver" "nvml driver" "egl driver"
 expect "hard links" distro "libcuda driver" "nvml driver"
 expect "hard links" bare "libcuda driver" "nvml driver" "opencl-icd driver"
 
-# 2. The default place, on a tmpfs: bind mounts, carried along by the spec's rbind.
+# 2. The default: /etc/cdi is a tmpfs here, where no hard link to the driver's files can be made;
+# the directory goes to ROOT/var/lib/cdikit, on the driver's filesystem.
+gen
+grep -q "library directory $tmp/host/var/lib/cdikit/etc-cdi-nvidia.lib built of hard links" "$tmp/gen.log" ||
+	{ cat "$tmp/gen.log"; die "the default layout did not build ROOT/var/lib/cdikit/etc-cdi-nvidia.lib of hard links"; }
+expect "default place" cuda "libcuda driver" "nvml driver" "egl driver"
+expect "default place" bare "libcuda driver" "nvml driver"
+
+# 2a. Asked for beside the spec on that tmpfs: bind mounts, carried along by the spec's rbind.
 gen --library-layout dir
 grep -q "built of bind mounts" "$tmp/gen.log" || { cat "$tmp/gen.log"; die "not built of bind mounts"; }
 expect "bind mounts" cuda "libcuda driver" "nvml driver" "egl driver"
@@ -186,7 +197,7 @@ fi
 [ ! -e /etc/cdi/other.yaml ] && [ ! -e /etc/cdi/other.lib ] || { echo "FAIL: a refused run left files"; fails=$((fails + 1)); }
 
 # 3. Control: every library a mount of its own, and the CUDA image's stub wins.
-gen
+gen --library-layout files
 n_files=$(grep -c 'containerPath:' /etc/cdi/nvidia.yaml)
 expect "per-file layout (control)" cuda "libcuda stub"
 

@@ -14,6 +14,8 @@
 #     container's own variable selects nothing, a privileged one's still does.
 # Settings come from a temp runtime.conf (CDIKIT_CONFIG), never the machine's.
 # Needs root, runc, jq, a C compiler; else exit 77.
+# The spec is the per-file layout (--library-layout files): every file's own mount is what the
+# checks name. The default layout's capability choice is tests/e2e/image-matrix.sh's.
 set -u
 cd "$(dirname "$0")/../.."
 : "${B:=build}"
@@ -47,7 +49,7 @@ tests/simhost/make-host --topology dgx-mig --mps --mock-dir "$B/tests/mock-nvml"
 	die "make-host failed"
 [ -e "$host/.simhost-no-devnodes" ] && skip "the simulated host has no real device nodes"
 mkdir -p "$cdi"
-"$GEN" --root "$host" --output "$cdi/nvidia.yaml" >/dev/null || die "cdi-generate failed"
+"$GEN" --root "$host" --library-layout files --output "$cdi/nvidia.yaml" >/dev/null || die "cdi-generate failed"
 [ -e "$cdi/nvidia.yaml.cdikit" ] || die "cdi-generate wrote no facts file beside the spec"
 gpu_probe "$tmp/probe"
 glibc_rootfs "$tmp/rootfs" "$tmp/probe"

@@ -42,11 +42,13 @@ make_stub_lib() {
 	return $rc
 }
 
-# dgx_spec DIR: the simulated DGX host in DIR/host and its spec from cdi-generate in
-# DIR/cdi/nvidia.yaml (needs $B). Non-zero with a message on failure.
+# dgx_spec DIR [cdi-generate option]...: the simulated DGX host in DIR/host and its spec from
+# cdi-generate in DIR/cdi/nvidia.yaml (needs $B). Non-zero with a message on failure.
 dgx_spec() {
-	tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$1/host" >/dev/null ||
+	local dir=$1
+	shift
+	tests/simhost/make-host --topology dgx-mig --mock-dir "$B/tests/mock-nvml" --out "$dir/host" >/dev/null ||
 		{ echo "make-host failed"; return 1; }
-	mkdir -p "$1/cdi"
-	"$B/cdi-generate" --root "$1/host" --output "$1/cdi/nvidia.yaml" || { echo "cdi-generate failed"; return 1; }
+	mkdir -p "$dir/cdi"
+	"$B/cdi-generate" --root "$dir/host" --output "$dir/cdi/nvidia.yaml" "$@" || { echo "cdi-generate failed"; return 1; }
 }

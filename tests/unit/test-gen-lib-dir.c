@@ -21,6 +21,7 @@
 #include "../lib/testlib.h"
 #include "assemble/lib_dir.h"
 #include "assemble/spec_build.h"
+#include "ldcache.h"
 
 #define VER "550.54.15"
 #define MA "/usr/lib/x86_64-linux-gnu"
@@ -116,16 +117,81 @@ Test(lib_dir, names)
 		{ "lib64/vdpau/libvdpau_nvidia.so.1", MA "/vdpau/libvdpau_nvidia.so." VER },
 		{ "lib64/vdpau/libvdpau_nvidia.so." VER, MA "/vdpau/libvdpau_nvidia.so." VER },
 	};
+	size_t top = 0, n = sizeof(want) / sizeof(want[0]);
+	char rel[PATH_MAX];
 
 	cr_assert_eq(lib_dir_plan(&inv, "/x/nvidia.lib", &ld, &err), 0);
 	for (size_t i = 0; i < ld.n_links; i++)
 		cr_log_info("%s -> %s", ld.links[i].rel, ld.links[i].host);
-	cr_assert_eq(ld.n_links, sizeof(want) / sizeof(want[0]));
+	/* Every name at the top, each again in its capability group (compute; compute32 for the
+	 * 32-bit ones), the same file; no cache file (no library has a cache entry here). */
+	cr_assert_eq(ld.n_links, 2 * n);
 	for (size_t i = 0; i < ld.n_links; i++) {
-		cr_assert_str_eq(ld.links[i].rel, want[i].rel);
-		cr_assert_str_eq(host_of(&ld, want[i].rel), want[i].own, "%s", want[i].rel);
+		const struct lib_link *l = &ld.links[i];
+
+		if (strncmp(l->rel, "caps/", 5) == 0)
+			continue;
+		cr_assert_lt(top, n);
+		cr_assert_str_eq(l->rel, want[top].rel);
+		cr_assert_str_eq(host_of(&ld, want[top].rel), want[top].own, "%s", want[top].rel);
+		snprintf(rel, sizeof(rel), "caps/%s/%s",
+			 strncmp(l->rel, "lib/", 4) == 0 ? "compute32" : "compute", l->rel);
+		cr_assert_str_eq(host_of(&ld, rel), want[top].own, "%s", rel);
+		top++;
 	}
+	cr_assert_eq(top, n);
 	cr_assert(ld.has64 && ld.has32);
+	lib_dir_clear(&ld);
+}
+
+/* Cache files where a group or its lib64/lib may be mounted alone, paths relative to them, the
+ * driver's version in the generator string; as glibc reads them. */
+Test(lib_dir, cache_files)
+{
+	struct lib_dir ld;
+	static const struct {
+		const char *rel, *key, *value;
+		int32_t flags;
+	} want[] = {
+		{ ".cdikit-ldcache", "libcuda.so.1", "lib64/libcuda.so.1", 0x0303 },
+		{ ".cdikit-ldcache", "libcuda.so.1", "lib/libcuda.so.1", 0x0003 },
+		{ "caps/compute/.cdikit-ldcache", "libcuda.so.1", "lib64/libcuda.so.1", 0x0303 },
+		{ "caps/compute/lib64/.cdikit-ldcache", "libcuda.so.1", "libcuda.so.1", 0x0303 },
+		{ "caps/compute32/.cdikit-ldcache", "libcuda.so.1", "lib/libcuda.so.1", 0x0003 },
+		{ "caps/compute32/lib/.cdikit-ldcache", "libcuda.so.1", "libcuda.so.1", 0x0003 },
+	};
+
+	for (size_t i = 0; i < inv.n_files; i++) {
+		struct inv_file *f = &inv.files[i];
+
+		if (strstr(f->host_path, "/libcuda.so.")) {
+			f->soname = strdup("libcuda.so.1");
+			f->ldflags = f->is32 ? 0x0003 : 0x0303;
+		}
+	}
+	strcpy(inv.driver_version, VER);
+	cr_assert_eq(lib_dir_plan(&inv, "/x/nvidia.lib", &ld, &err), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct lib_link *l = NULL;
+		struct ldcache *c = NULL;
+		bool found = false;
+
+		for (size_t k = 0; k < ld.n_links; k++)
+			if (strcmp(ld.links[k].rel, want[i].rel) == 0)
+				l = &ld.links[k];
+		cr_assert_not_null(l, "%s", want[i].rel);
+		cr_assert_null(l->host);
+		cr_assert_eq(ldcache_parse(l->content, l->content_len, want[i].rel, &c, &err), 0,
+			     "%s", cdi_error_message(&err));
+		cr_assert(c->generator && c->generator_len == strlen("cdikit libcuda.so." VER) &&
+			  !memcmp(c->generator, "cdikit libcuda.so." VER, c->generator_len));
+		for (size_t k = 0; k < c->n_entries; k++)
+			found |= !strcmp(c->entries[k].key, want[i].key) &&
+				 !strcmp(c->entries[k].value, want[i].value) &&
+				 c->entries[k].flags == want[i].flags;
+		cr_assert(found, "%s: no %s => %s", want[i].rel, want[i].key, want[i].value);
+		ldcache_free(c);
+	}
 	lib_dir_clear(&ld);
 }
 
@@ -141,20 +207,19 @@ Test(lib_dir, default_path)
 	cr_assert_str_eq(c, "out/spec.lib");
 }
 
-/* After the rewrite the spec mounts the two directories and the core sonames only. */
+/* After the rewrite the spec mounts the directory and the core sonames, from the directory. */
 Test(lib_dir, layout_mounts)
 {
 	_cleanup_json_ json_t *mounts = NULL;
 	struct lib_dir ld;
-	char want[][64] = {
-		"/usr/lib/i386-linux-gnu/libcuda.so.1",
-		"/usr/lib/libcuda.so.1",
-		"/usr/lib/x86_64-linux-gnu/libcuda.so.1",
-		"/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
-		"/usr/lib64/libcuda.so.1",
-		"/usr/lib64/libnvidia-ml.so.1",
-		"/usr/local/nvidia/lib",
-		"/usr/local/nvidia/lib64",
+	static const char *const want[][2] = {
+		{ "/usr/lib/i386-linux-gnu/libcuda.so.1", "/x/nvidia.lib/lib/libcuda.so.1" },
+		{ "/usr/lib/x86_64-linux-gnu/libcuda.so.1", "/x/nvidia.lib/lib64/libcuda.so.1" },
+		{ "/usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1",
+		  "/x/nvidia.lib/lib64/libnvidia-ml.so.1" },
+		{ "/usr/lib64/libcuda.so.1", "/x/nvidia.lib/lib64/libcuda.so.1" },
+		{ "/usr/lib64/libnvidia-ml.so.1", "/x/nvidia.lib/lib64/libnvidia-ml.so.1" },
+		{ "/usr/local/nvidia", "/x/nvidia.lib" },
 	};
 	size_t i;
 	json_t *m;
@@ -162,20 +227,33 @@ Test(lib_dir, layout_mounts)
 	cr_assert_eq(lib_dir_plan(&inv, "/x/nvidia.lib", &ld, &err), 0);
 	cr_assert_eq(lib_dir_layout(&inv, &ld, &err), 0);
 	cr_assert_eq(spec_mounts(&inv, &mounts, NULL, &err), 0);
+	json_array_foreach (mounts, i, m)
+		cr_log_info("%s <- %s", json_string_value(json_object_get(m, "containerPath")),
+			    json_string_value(json_object_get(m, "hostPath")));
 	cr_assert_eq(json_array_size(mounts), sizeof(want) / sizeof(want[0]));
 	json_array_foreach (mounts, i, m) {
-		const char *host = json_string_value(json_object_get(m, "hostPath"));
-
-		cr_assert_str_eq(json_string_value(json_object_get(m, "containerPath")), want[i]);
-		if (i == 6)
-			cr_assert_str_eq(host, "/x/nvidia.lib/lib");
-		else if (i == 7)
-			cr_assert_str_eq(host, "/x/nvidia.lib/lib64");
-		else
-			cr_assert(strstr(host, strrchr(want[i], '/') + 1) == NULL ||
-					  strstr(host, "." VER),
-				  "%s from the versioned file, not %s", want[i], host);
+		cr_assert_str_eq(json_string_value(json_object_get(m, "containerPath")),
+				 want[i][0]);
+		cr_assert_str_eq(json_string_value(json_object_get(m, "hostPath")), want[i][1]);
 	}
+	lib_dir_clear(&ld);
+}
+
+/* The facts' record: where the directory is, each group's tag and parts. */
+Test(lib_dir, facts_record)
+{
+	_cleanup_json_ json_t *rec = NULL,
+			      *want = json_pack("{s:{s:s, s:[s]}, s:{s:s, s:[s]}}", "compute32",
+						"tag", "compute/32", "parts", "lib", "compute",
+						"tag", "compute", "parts", "lib64");
+	struct lib_dir ld;
+
+	cr_assert_eq(lib_dir_plan(&inv, "/x/nvidia.lib", &ld, &err), 0);
+	cr_assert_eq(lib_dir_facts(&ld, &rec, &err), 0);
+	cr_assert_str_eq(json_string_value(json_object_get(rec, "containerPath")),
+			 "/usr/local/nvidia");
+	cr_assert_str_eq(json_string_value(json_object_get(rec, "hostPath")), "/x/nvidia.lib");
+	cr_assert(json_equal(json_object_get(rec, "groups"), want));
 	lib_dir_clear(&ld);
 }
 
@@ -233,6 +311,7 @@ Test(lib_dir, hard_links_check_and_rebuild)
 
 	plan_at("cdi/nvidia.lib", &ld);
 	assert_stale(&ld, "does not exist");
+	cr_assert(lib_dir_placeable(&ld, false, reason, sizeof(reason)), "%s", reason);
 	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert_eq(res, LIB_DIR_LINKED);
 	assert_built(&ld);
@@ -256,6 +335,13 @@ Test(lib_dir, hard_links_check_and_rebuild)
 	   "test \"$(ls -A | grep -v '^nvidia.lib$')\" = \"$(ls -A | grep '^[.]nvidia[.]lib[.].*[.]old$')\" && "
 	   "test -e .nvidia.lib.*.old/lib64/libextra.so && test ! -e .nvidia.lib.abcdef.tmp",
 	   tmp);
+	/* A driver upgraded in place (a new file at the same path): the directory's hard link is
+	 * the old inode, stale until rebuilt. */
+	sh("cd '%s/host" MA "' && cp libnvidia-ml.so." VER " n && mv n libnvidia-ml.so." VER, tmp);
+	assert_stale(&ld, "libnvidia-ml.so.1 is not");
+	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0);
+	cr_assert_eq(res, LIB_DIR_LINKED);
+	assert_built(&ld);
 	/* A directory others could write into is not fresh. */
 	sh("chmod 0775 '%s/cdi/nvidia.lib/lib64'", tmp);
 	assert_stale(&ld, "0755");
@@ -330,13 +416,15 @@ Test(lib_dir, read_only_filesystem)
 {
 	enum lib_dir_result res;
 	struct lib_dir ld;
-	char ro[PATH_MAX];
+	char ro[PATH_MAX], why[256];
 
 	private_mounts();
 	snprintf(ro, sizeof(ro), "%s/ro", tmp);
 	sh("mkdir -p '%s'", ro);
 	cr_assert_eq(mount("cdikit-test", ro, "tmpfs", MS_RDONLY, "mode=0755"), 0);
 	plan_at("ro/nvidia.lib", &ld);
+	cr_assert_not(lib_dir_placeable(&ld, true, why, sizeof(why)));
+	cr_assert(strstr(why, "not writable"), "%s", why);
 	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), -EROFS, "%s", cdi_error_message(&err));
 	cr_assert(strstr(cdi_error_message(&err), "ro"), "%s", cdi_error_message(&err));
 	lib_dir_clear(&ld);
@@ -438,29 +526,36 @@ Test(lib_dir, icd_files_name_the_directory)
 		"/usr/share/egl/egl_external_platform.d/x.json",
 		"{\"library_path\": \"/opt/libcuda.so.1\", \"library_path\": \"libcuda\\u002eso.1\"}");
 	plan_at("cdi/nvidia.lib", &ld);
-	l = link_of(&ld, "config/etc/vulkan/icd.d/nvidia_icd.json");
+	l = link_of(&ld, "files/etc/vulkan/icd.d/nvidia_icd.json");
 	cr_assert_not_null(l);
 	cr_assert_str_eq(l->content, "{\"ICD\": {\"library_path\" :\n \"/usr/local/nvidia/lib64/"
 				     "libcuda.so.1\", \"api_version\": \"1.3\"}}\n");
-	l = link_of(&ld, "config/etc/OpenCL/vendors/nvidia.icd");
+	/* The group's copy names the library where its own group is mounted. */
+	l = link_of(&ld, "caps/graphics/files/etc/vulkan/icd.d/nvidia_icd.json");
+	cr_assert_not_null(l);
+	cr_assert_str_eq(l->content, "{\"ICD\": {\"library_path\" :\n \"/usr/local/nvidia/caps/"
+				     "compute/lib64/libcuda.so.1\", \"api_version\": \"1.3\"}}\n");
+	l = link_of(&ld, "files/etc/OpenCL/vendors/nvidia.icd");
 	cr_assert_not_null(l);
 	cr_assert_str_eq(l->content, "/usr/local/nvidia/lib64/libnvidia-ml.so.1\n");
-	cr_assert_null(link_of(&ld, "config/usr/share/glvnd/egl_vendor.d/10_nvidia.json"));
-	cr_assert_null(link_of(&ld, "config/usr/share/egl/egl_external_platform.d/x.json"));
+	/* Not rewritten: the host's file, linked. */
+	l = link_of(&ld, "files/usr/share/glvnd/egl_vendor.d/10_nvidia.json");
+	cr_assert(l && l->host && !l->content);
+	l = link_of(&ld, "files/usr/share/egl/egl_external_platform.d/x.json");
+	cr_assert(l && l->host && !l->content);
 
 	cr_assert_eq(lib_dir_layout(&inv, &ld, &err), 0);
 	for (size_t i = 0; i < inv.n_files; i++) {
 		const struct inv_file *f = &inv.files[i];
-		bool copied = f->kind == INV_CONFIG && (strstr(f->container_paths[0], "icd.d") ||
-							strstr(f->container_paths[0], "OpenCL"));
 
+		/* every config file is mounted from the directory: a copy or the same file */
 		if (f->kind == INV_CONFIG)
-			cr_assert_eq(strncmp(f->host_path, ld.path, strlen(ld.path)) == 0, copied,
+			cr_assert_eq(strncmp(f->host_path, ld.path, strlen(ld.path)), 0,
 				     "%s from %s", f->container_paths[0], f->host_path);
 	}
 	cr_assert_eq(lib_dir_write(&ld, true, &res, &err), 0, "%s", cdi_error_message(&err));
 	cr_assert(fresh(&ld, reason, sizeof(reason)), "%s", reason);
-	snprintf(p, sizeof(p), "%s/config/etc/OpenCL/vendors/nvidia.icd", ld.path);
+	snprintf(p, sizeof(p), "%s/files/etc/OpenCL/vendors/nvidia.icd", ld.path);
 	sh("test \"$(stat -c %%a '%s')\" = 644 && echo x >> '%s'", p, p);
 	assert_stale(&ld, "nvidia.icd is not");
 	lib_dir_clear(&ld);
@@ -471,13 +566,17 @@ Test(lib_dir, no_bind_mounts_where_engines_would_not_see_them)
 {
 	enum lib_dir_result res;
 	struct lib_dir ld;
-	char fs[PATH_MAX];
+	char fs[PATH_MAX], why[256];
 
 	private_mounts();
 	snprintf(fs, sizeof(fs), "%s/other", tmp);
 	sh("mkdir -p '%s'", fs);
 	cr_assert_eq(mount("cdikit-test", fs, "tmpfs", 0, "mode=0755"), 0);
 	plan_at("other/nvidia.lib", &ld);
+	/* cdi-generate's default layout would not try: another mount than the driver's files */
+	cr_assert_not(lib_dir_placeable(&ld, false, why, sizeof(why)));
+	cr_assert(strstr(why, "another mount"), "%s", why);
+	cr_assert(lib_dir_placeable(&ld, true, why, sizeof(why)), "%s", why);
 	cr_assert_eq(lib_dir_write(&ld, false, &res, &err), -EXDEV);
 	cr_assert(strstr(cdi_error_message(&err), "--library-dir"), "%s", cdi_error_message(&err));
 	sh("test -z \"$(ls -A '%s')\"", fs);
