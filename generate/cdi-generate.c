@@ -708,8 +708,9 @@ static int run(const struct args *a, const struct gen_host *host)
 	r = discover(host, &a->discover, &inv, &warn, &err);
 	if (r >= 0)
 		say_found(&inv);
-	/* The facts and the directory are a GPU spec's: the other kinds have none to tell. */
-	want_facts = want_facts && inv.n_devices == 0;
+	/* The facts are a driver's spec's (GPU, WSL, Jetson), the directory a GPU spec's: the
+	 * other kinds have none to tell. */
+	want_facts = want_facts && inv.has_driver;
 	if (r >= 0 && (a->lib_layout == LAYOUT_DIR || (a->lib_layout == LAYOUT_DEFAULT &&
 						       inv.n_devices == 0 && has_libraries(&inv))))
 		r = plan_lib_dir(a, host, &inv, &ld, &warn, &err);

@@ -165,6 +165,9 @@ struct inventory {
 	/* Set by the sources of a mode whose spec is not the GPU spec; none for GPU specs. */
 	struct inv_device *devices;
 	size_t n_devices, cap_devices;
+	/* The spec brings a driver's files (the GPU, WSL and Jetson specs): its facts file tells
+	 * that driver's versions. */
+	bool has_driver;
 };
 
 void inventory_clear(struct inventory *inv);

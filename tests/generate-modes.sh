@@ -75,10 +75,17 @@ grep -q 'containerPath: /usr/lib/wsl/drivers/nvmii.inf_amd64_[0-9a-f]*/libcuda.s
 	die "wsl: libcuda.so.1.1 of the driver store is not mounted"
 grep -q 'containerPath: /usr/bin/nvidia-smi$' "$tmp/wsl.yaml" || die "wsl: no /usr/bin/nvidia-smi"
 grep -q 'iigd_dch\|\.inf$\|\.sys$' "$tmp/wsl.yaml" && die "wsl: the Intel store or Windows-only files are mounted"
+# libcuda.so.1 by soname where a linker looks without a cache (or WSL's ld.wsl.conf).
+for d in /usr/lib/x86_64-linux-gnu /usr/lib64; do
+	grep -q "containerPath: $d/libcuda.so.1\$" "$tmp/wsl.yaml" && grep -q "containerPath: $d/libdxcore.so\$" "$tmp/wsl.yaml" ||
+		die "wsl: libcuda.so.1 or libdxcore.so not in $d"
+done
 [ "$(kind jetson)" = nvidia.com/gpu ] && [ "$(names jetson)" = "0 all " ] || die "jetson: $(kind jetson) $(names jetson)"
 grep -q 'path: /dev/nvgpu/igpu0/ctrl$' "$tmp/jetson.yaml" || die "jetson: no nvgpu node"
 grep -q 'containerPath: /usr/lib/aarch64-linux-gnu/nvidia/libcuda.so.1$' "$tmp/jetson.yaml" ||
 	die "jetson: the sym row libcuda.so.1 is not mounted"
+grep -q 'containerPath: /usr/lib/aarch64-linux-gnu/libcuda.so.1$' "$tmp/jetson.yaml" ||
+	die "jetson: libcuda.so.1 is not in the multiarch directory (no cache in an image names nvidia/)"
 grep -q 'containerPath: /lib/firmware/tegra19x/nvhost_nvdec040_ns.fw$' "$tmp/jetson.yaml" ||
 	die "jetson: the row //lib/firmware/... is not cleaned"
 for f in "$tmp"/*.err; do

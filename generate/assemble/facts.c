@@ -56,13 +56,15 @@ static json_t *gpu_json(const struct spec_options *o, const struct gpu_device *g
 	    (gpu->brand && json_object_set_new(g, "brand", json_string(gpu->brand)) < 0) ||
 	    (gpu->arch[0] && json_object_set_new(g, "arch", json_string(gpu->arch)) < 0) ||
 	    json_object_set_new(g, "mig", json_boolean(gpu->mig_enabled)) < 0 ||
-	    json_object_set_new(g, "devices", names_json(o, gpu, NULL, sel->gpus[i])) < 0)
+	    json_object_set_new(g, "devices", names_json(o, gpu, NULL, sel->gpus && sel->gpus[i])) <
+		    0)
 		return NULL;
 	if (!gpu->mig_enabled)
 		return TAKE_PTR(g);
 	for (size_t j = 0; j < gpu->n_migs && j < GPU_MAX_MIGS; j++)
-		if (json_array_append_new(migs, mig_json(o, gpu, &gpu->migs[j],
-							 sel->migs[i * GPU_MAX_MIGS + j])) < 0)
+		if (json_array_append_new(
+			    migs, mig_json(o, gpu, &gpu->migs[j],
+					   sel->migs && sel->migs[i * GPU_MAX_MIGS + j])) < 0)
 			return NULL;
 	if (json_object_set_new(g, "migDevices", TAKE_PTR(migs)) < 0)
 		return NULL;
@@ -119,7 +121,8 @@ int facts_build(const struct inventory *inv, const struct spec_options *opts,
 
 	if (!res->capabilities)
 		return cdi_fail(err, -EINVAL, "facts: the spec was built without its capabilities");
-	if (!opts->management)
+	/* The GPUs a spec of its own devices (WSL's "all") names: none by name, all by "all". */
+	if (!opts->management && inv->n_devices == 0)
 		r = device_select(inv, opts->device_ids, opts->n_device_ids, &sel, err);
 	if (r < 0)
 		return r;

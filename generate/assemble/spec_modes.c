@@ -144,12 +144,14 @@ int spec_build_devices(const struct inventory *inv, const struct spec_options *o
 {
 	const char *class_name = o->class_name ? o->class_name : "gpu";
 	_cleanup_json_ json_t *devices = NULL, *mounts = NULL, *edits = json_object(), *spec = NULL;
+	/* A driver's spec (WSL, Jetson) has a facts file: its files' capabilities (none known). */
+	_cleanup_json_ json_t *caps = o->capabilities && inv->has_driver ? json_object() : NULL;
 	int r;
 
 	r = check_nodes(inv, err);
 	if (r < 0)
 		return r;
-	r = spec_mounts(inv, &mounts, NULL, err);
+	r = spec_mounts(inv, &mounts, caps, err);
 	if (r < 0)
 		return r;
 	if (!edits || devices_json(inv, o, &devices) < 0)
@@ -171,7 +173,8 @@ int spec_build_devices(const struct inventory *inv, const struct spec_options *o
 		return r;
 	*ret = (struct spec_result){ .n_devices = json_array_size(devices),
 				     .n_nodes = inv->n_nodes,
-				     .n_mounts = json_array_size(mounts) };
+				     .n_mounts = json_array_size(mounts),
+				     .capabilities = TAKE_PTR(caps) };
 	ret->spec = TAKE_PTR(spec);
 	return 0;
 }

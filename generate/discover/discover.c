@@ -167,6 +167,7 @@ static int run_sources(struct discovery *d, const struct discover_options *o)
 
 	if (mode >= MODE_WSL)
 		return run_mode_source(d, mode);
+	d->inv->has_driver = true;
 	r = driver_present(d);
 	if (r >= 0)
 		r = procfs_driver_version(d->host->root, proc_version, d->err);

@@ -7,6 +7,7 @@
  * the link). Paths under /dev are the dev root's, the others the driver root's.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "csv_rows.h"
 #include "discover.h"
 #include "host/host_file.h"
+#include "host/procfs.h"
 #include "macro.h"
 #include "problem.h"
 #include "strv.h"
@@ -128,6 +130,60 @@ static int csv_file(struct discovery *d, struct root_fs *dev_fs, const struct cs
 	return 0;
 }
 
+/* "libcuda.so.1": a name as a soname is (one number after ".so."), not a versioned file. */
+static bool soname_like(const char *name)
+{
+	const char *so = strstr(name, ".so.");
+
+	return strncmp(name, "lib", 3) == 0 && so && so[4] &&
+	       strspn(so + 4, "0123456789") == strlen(so + 4);
+}
+
+/*
+ * L4T keeps the driver's libraries in <multiarch>/nvidia (tegra before JetPack 6), which its own
+ * ld.so.conf.d names; a container image does not. Each soname there (libcuda.so.1, the links
+ * the CSV files list) is also mounted in <multiarch>, which the linker searches without a
+ * cache: libcuda.so.1 loads by soname with no hook.
+ */
+static int add_soname_paths(struct discovery *d, size_t first_file)
+{
+	for (size_t i = first_file; i < d->inv->n_files; i++) {
+		struct inv_file *f = &d->inv->files[i];
+		size_t n = f->n_container_paths;
+
+		for (size_t k = 0; f->kind == INV_LIBRARY && k < n; k++) {
+			const char *p = f->container_paths[k], *name = strrchr(p, '/');
+			const char *sub = name ? name : p;
+			char dir[PATH_MAX];
+			int r;
+
+			while (sub > p && sub[-1] != '/')
+				sub--;
+			if (!name || sub == p || !soname_like(name + 1) ||
+			    (strncmp(sub, "nvidia/", 7) != 0 && strncmp(sub, "tegra/", 6) != 0))
+				continue;
+			snprintf(dir, sizeof(dir), "%.*s", (int)(sub - p), p);
+			r = inv_file_add_path(f, dir, name + 1, "", d->err);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+/* The running driver's version for the facts file, when the host has the OpenRM display
+ * driver's /proc/driver/nvidia/version (Orin does); without it the facts have none. */
+static int csv_driver_version(struct discovery *d)
+{
+	struct cdi_error ignored = { 0 };
+
+	d->inv->has_driver = true;
+	if (procfs_driver_version(d->host->root, d->inv->driver_version, &ignored) < 0)
+		d->inv->driver_version[0] = '\0';
+	cdi_error_reset(&ignored);
+	return 0;
+}
+
 int discover_csv(struct discovery *d)
 {
 	struct strv_builder names = { 0 };
@@ -151,6 +207,10 @@ int discover_csv(struct discovery *d)
 	for (size_t i = 0; r >= 0 && i < rows.n; i++)
 		if (rows.v[i].kind != CSV_DEV)
 			r = csv_file(d, &dev_fs, &rows.v[i]);
+	if (r >= 0)
+		r = add_soname_paths(d, 0);
+	if (r >= 0)
+		r = csv_driver_version(d);
 	csv_rows_clear(&rows);
 	strv_builder_clear(&names);
 	root_fs_clear(&dev_fs);

@@ -4,7 +4,9 @@
  * the DirectX kernel interface /dev/dxg, and the user-mode driver is the Windows driver store
  * that WSL mounts read-only at /usr/lib/wsl/drivers/<inf>_<arch>_<hash>/. The store is found
  * by its libcuda.so.1.1 (another vendor's store has none), not by asking libdxcore, so a
- * --root works. Its files are mounted where they are: CUDA's loader looks for them there.
+ * --root works. Its files are mounted where they are (CUDA's loader looks for them there),
+ * and its libraries also by soname where a container's linker looks without a cache or WSL's
+ * ld.wsl.conf: libcuda.so.1 loads by soname with no hook. The store's NVML tells the versions.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,8 +16,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "arch.h"
 #include "discover.h"
+#include "elf_read.h"
+#include "host/host_file.h"
 #include "macro.h"
+#include "nvml.h"
 #include "problem.h"
 #include "strv.h"
 
@@ -79,6 +85,68 @@ static struct inv_file *have_name(const struct inventory *inv, const char *name)
 	return NULL;
 }
 
+/* The name a linker finds a library file by: its DT_SONAME, else its own name. */
+static int soname_of(const char *host, const char *name, char **ret)
+{
+	struct elf_info info = { 0 };
+	struct cdi_error ignored = { 0 };
+	_cleanup_close_ int fd = -1;
+
+	*ret = NULL;
+	if (host_file_open(host, 0, &fd, &ignored) >= 0 &&
+	    elf_read_fd(fd, host, 0, &info, &ignored) >= 0 && info.soname &&
+	    !strchr(info.soname, '/') && strcmp(info.soname, "..") && strcmp(info.soname, "."))
+		*ret = TAKE_PTR(info.soname);
+	elf_info_clear(&info);
+	cdi_error_reset(&ignored);
+	if (!*ret)
+		*ret = strdup(name);
+	return *ret ? 0 : -ENOMEM;
+}
+
+/* A library also at its soname in the directories the linkers search without a cache: Debian's
+ * multiarch directory and Fedora's /usr/lib64. */
+static int add_soname_paths(struct discovery *d, struct inv_file *f, const char *name)
+{
+	_cleanup_free_ char *soname = NULL;
+	char dir[96];
+	int r;
+
+	if (strncmp(name, "lib", 3) != 0 || !strstr(name, ".so"))
+		return 0;
+	r = soname_of(f->host_path, name, &soname);
+	if (r < 0)
+		return cdi_fail(d->err, r, "out of memory");
+	snprintf(dir, sizeof(dir), "/usr/lib/%s/", arch_native.multiarch);
+	r = inv_file_add_path(f, dir, soname, "", d->err);
+	if (r >= 0)
+		r = inv_file_add_path(f, "/usr/lib64/", soname, "", d->err);
+	return r;
+}
+
+/* The driver's and CUDA's versions, and the GPUs, from the store's NVML (as nvidia-ctk's wsl
+ * mode asks NVML): for the facts file. Without them the spec is still written. */
+static int wsl_versions(struct discovery *d, const char *store)
+{
+	_cleanup_free_ char *lib = NULL;
+	struct cdi_error nerr = { 0 };
+	int r;
+
+	d->inv->has_driver = true;
+	if (asprintf(&lib, "%s%s/libnvidia-ml.so.1", d->driver_fs.root, store) < 0)
+		return cdi_fail(d->err, -ENOMEM, "out of memory");
+	r = nvml_enumerate(lib, d->inv, &nerr);
+	if (r == -ENOMEM) {
+		cdi_error_move(d->err, &nerr);
+		return r;
+	}
+	if (r < 0)
+		cdi_fail(d->warn, 0, "%s; the facts file records no driver version",
+			 cdi_error_message(&nerr));
+	cdi_error_reset(&nerr);
+	return 0;
+}
+
 /* A store's files; a name an earlier store gave is not taken again (nvidia-ctk: the first). */
 static int add_store(struct discovery *d, const char *store)
 {
@@ -99,10 +167,13 @@ static int add_store(struct discovery *d, const char *store)
 			return cdi_fail(d->err, -ENOMEM, "out of memory");
 		r = discovery_add_path(d, &d->driver_fs, path, S_IFREG,
 				       smi ? INV_BINARY : INV_LIBRARY, path);
-		/* The store is used in place; nvidia-smi is also where a shell looks. */
+		/* The store is used in place; nvidia-smi is also where a shell looks, each
+		 * library where a linker does. */
 		if (r >= 0 && smi)
 			r = inv_file_add_path(&d->inv->files[d->inv->n_files - 1], "/usr/bin/",
 					      names[i], "", d->err);
+		else if (r >= 0)
+			r = add_soname_paths(d, &d->inv->files[d->inv->n_files - 1], names[i]);
 		if (r == -ENOENT)
 			r = 0;
 	}
@@ -188,9 +259,14 @@ int discover_wsl(struct discovery *d)
 	if (r >= 0) {
 		r = discovery_add_path(d, &d->driver_fs, WSL_LIB "/libdxcore.so", S_IFREG,
 				       INV_LIBRARY, WSL_LIB "/libdxcore.so");
+		if (r >= 0)
+			r = add_soname_paths(d, &d->inv->files[d->inv->n_files - 1],
+					     "libdxcore.so");
 		if (r == -ENOENT)
 			r = 0;
 	}
+	if (r >= 0)
+		r = wsl_versions(d, stores.v[0]);
 	if (r >= 0) {
 		_cleanup_free_ char *store = host_path(d->host->driver_root, stores.v[0]);
 

@@ -4,7 +4,7 @@
  * of each driver library the dynamic linker really loads, by soname, as dlinfo() reports it; the
  * simulated driver's libraries export cdikit_sim_<name>, a CUDA stub cdikit_stub_libcuda.
  *
- *   driver-probe [--ldconfig] [--path FILE]... [--smi] [--icds]
+ *   driver-probe [--ldconfig] [--path FILE]... [--smi] [--icds] [--read FILE]...
  *
  * --ldconfig runs /usr/sbin/ldconfig first (an entrypoint that does); --path dlopens FILE (a
  * path, or a soname the linker looks up); --smi runs nvidia-smi found on PATH; --icds loads what
@@ -163,6 +163,17 @@ int main(int argc, char **argv)
 
 		run("nvidia-smi", cmd, 0);
 	}
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--read") == 0) {
+			FILE *f = fopen(argv[i + 1], "r");
+			char line[256] = "";
+
+			if (f && fgets(line, sizeof(line), f))
+				line[strcspn(line, "\n")] = '\0';
+			printf("read %s %s\n", argv[i + 1], f ? line : "(missing)");
+			if (f)
+				fclose(f);
+		}
 	if (icds) {
 		icd("egl-vendor", "/usr/share/glvnd/egl_vendor.d/10_nvidia.json",
 		    "cdikit_sim_libEGL_nvidia");

@@ -286,6 +286,30 @@ EOF
 			podman_rows=$((podman_rows + 1))
 		done
 	done
+
+	# WSL2 and Jetson (issue: libcuda.so.1 by soname with no hook, as on a regular host):
+	# their specs through podman. Jetson's libraries are aarch64 stand-ins no loader here can
+	# load: the file the aarch64 linker finds by soname without a cache is read instead.
+	for plat in wsl jetson; do
+		tests/simhost/make-host --topology "$plat" --mock-dir "$B/tests/mock-nvml" --out "$tmp/$plat" \
+			>/dev/null || die "make-host $plat failed"
+		rm -rf /etc/cdi/*
+		"$B/cdi-generate" -q --root "$tmp/$plat" --output /etc/cdi/nvidia.yaml || die "cdi-generate $plat failed"
+		grep -q '"version"' /etc/cdi/nvidia.yaml.cdikit || die "$plat: the facts file records no driver version"
+		for img in pytorch bare; do
+			args=()
+			[ "$plat" = jetson ] && args=(--read /usr/lib/aarch64-linux-gnu/libcuda.so.1)
+			"${P[@]}" run --rm --network none --runtime "$tmp/rt-runc" --device nvidia.com/gpu=all \
+				"localhost/cdikit-matrix-$img:$$" /usr/bin/probe "${args[@]}" >"$tmp/out" 2>&1 ||
+				{ sed 's/^/    /' "$tmp/out"; die "$plat/podman/$img: podman run failed"; }
+			if [ "$plat" = wsl ]; then
+				want "$plat/podman/$img" "libcuda.so.1 driver /" "libnvidia-ml.so.1 driver /"
+			else
+				want "$plat/podman/$img" "read /usr/lib/aarch64-linux-gnu/libcuda.so.1 cdikit simulated L4T R36.4 file libcuda.so.1.1"
+			fi
+			podman_rows=$((podman_rows + 1))
+		done
+	done
 fi
 
 [ "$fails" -eq 0 ] || die "$fails expectations failed"
