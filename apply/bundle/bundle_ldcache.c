@@ -283,6 +283,19 @@ static int open_rootfs(const json_t *oci, const char *bundle_dir, const char *ro
 	return fd;
 }
 
+/* What open_rootfs() needs, for mount_links_make() to open the rootfs when it must. */
+struct rootfs_ref {
+	const json_t *oci;
+	const char *bundle_dir, *rootfs;
+};
+
+static int open_rootfs_ref(void *ctx, struct cdi_error *err)
+{
+	const struct rootfs_ref *ref = ctx;
+
+	return open_rootfs(ref->oci, ref->bundle_dir, ref->rootfs, err);
+}
+
 int cdi_bundle_ldcache(json_t *oci, const char *bundle_dir, const char *rootfs,
 		       struct cdi_error *err)
 {
@@ -294,11 +307,11 @@ int cdi_bundle_ldcache(json_t *oci, const char *bundle_dir, const char *rootfs,
 	bool readonly = json_is_true(json_object_get(json_object_get(oci, "root"), "readonly"));
 
 	/* Links first: a file mount made a link is no mount of a library any more. */
-	if (!readonly && mount_links_wanted(oci)) {
-		root_fd = open_rootfs(oci, bundle_dir, rootfs, err);
-		if (root_fd < 0)
-			return root_fd;
-		r = mount_links_make(oci, root_fd, &links, err);
+	if (!readonly) {
+		struct rootfs_ref ref = { oci, bundle_dir, rootfs };
+		struct mount_links_root root = { &root_fd, open_rootfs_ref, &ref };
+
+		r = mount_links_make(oci, &root, &links, err);
 		if (r < 0)
 			return r;
 	}

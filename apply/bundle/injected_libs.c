@@ -292,10 +292,19 @@ static int add_dir_cache(struct collection *c, const struct mount_view *v)
 		struct lib_file *f;
 		char *dest;
 
+		size_t dl = strlen(v->dest), vl = strlen(e->value);
+
 		if (e->value[0] == '/' || strstr(e->value, "..") || e->hwcap)
 			continue;
-		if (asprintf(&dest, "%s/%s", v->dest, e->value) < 0 ||
-		    strv_builder_take(&c->strings, dest) < 0)
+		/* dest/value, made by hand: a directory lists a hundred libraries at every start.
+		 */
+		dest = malloc(dl + vl + 2);
+		if (!dest)
+			return -ENOMEM;
+		memcpy(dest, v->dest, dl);
+		dest[dl] = '/';
+		memcpy(dest + dl + 1, e->value, vl + 1);
+		if (strv_builder_take(&c->strings, dest) < 0)
 			return -ENOMEM;
 		f = calloc(1, sizeof(*f));
 		if (!f || ARRAY_RESERVE(c->files, c->cap_files, c->n_files + 1) < 0) {

@@ -102,31 +102,22 @@ static int binds_of(const json_t *mounts, struct bind **ret, bool **ret_dirs, si
 	if (!v || !dirs)
 		return -ENOMEM;
 	*n_dirs = 0;
-	json_array_foreach (mounts, i, m) {
+	json_array_foreach (mounts, i, m)
 		if (!is_bind_mount(m, &v[i]))
 			v[i] = (struct bind){ 0 };
-		/* A library of its own is no directory: spare the lookup. */
-		else if (!strstr(v[i].dest, ".so") && is_library_dir(&v[i]))
+	/* Only a mount whose source holds another's may be the directory: one lookup each. */
+	for (i = 0; i < n; i++) {
+		bool holds = false;
+
+		for (size_t k = 0; v[i].dest && !holds && k < n; k++)
+			holds = k != i && v[k].dest &&
+				under(v[k].source, v[i].source, v[i].source_len);
+		if (holds && is_library_dir(&v[i]))
 			dirs[i] = true, ++*n_dirs;
 	}
 	*ret = TAKE_PTR(v);
 	*ret_dirs = TAKE_PTR(dirs);
 	return 0;
-}
-
-bool mount_links_wanted(const json_t *oci)
-{
-	const json_t *mounts = json_object_get(oci, "mounts");
-	_cleanup_free_ struct bind *v = NULL;
-	_cleanup_free_ bool *dirs = NULL;
-	size_t n = json_array_size(mounts), n_dirs = 0;
-
-	if (n < 2 || binds_of(mounts, &v, &dirs, &n_dirs) < 0)
-		return n >= 2; /* out of memory: let the maker say so */
-	for (size_t i = 0; n_dirs && i < n; i++)
-		if (v[i].dest && holder(&v[i], v, n, dirs))
-			return true;
-	return false;
 }
 
 /* The directory of the rootfs holding path's last component, kept open for the next link. */
@@ -183,7 +174,8 @@ static int make_link(int root_fd, struct parent *p, const char *dest, const char
 	return 1;
 }
 
-int mount_links_make(json_t *oci, int root_fd, size_t *ret_made, struct cdi_error *err)
+int mount_links_make(json_t *oci, const struct mount_links_root *root, size_t *ret_made,
+		     struct cdi_error *err)
 {
 	json_t *mounts = json_object_get(oci, "mounts");
 	struct parent parent = { .fd = -1 };
@@ -208,12 +200,19 @@ int mount_links_make(json_t *oci, int root_fd, size_t *ret_made, struct cdi_erro
 		if ((size_t)snprintf(target, sizeof(target), "%s%s", d->dest,
 				     v[i].source + d->source_len) >= sizeof(target))
 			continue;
-		r = make_link(root_fd, &parent, v[i].dest, target);
+		/* The rootfs is opened for the first link only: most configs have none. */
+		if (*root->fd < 0 && (r = root->open(root->ctx, err)) < 0)
+			break;
+		if (*root->fd < 0)
+			*root->fd = r;
+		r = make_link(*root->fd, &parent, v[i].dest, target);
 		linked[i] = r == 1;
 		made += r == 1;
 	}
 	if (parent.fd >= 0)
 		close(parent.fd);
+	if (r < 0 && r != -EROFS)
+		return r; /* the rootfs could not be opened: the problem is said */
 	if (made == 0)
 		return 0;
 	kept = json_array();

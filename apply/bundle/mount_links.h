@@ -27,9 +27,15 @@
  * rootfs (EROFS) keeps every mount. *ret_made counts the links. 0, or -errno (out of memory) with a
  * problem.
  */
-int mount_links_make(json_t *oci, int root_fd, size_t *ret_made, struct cdi_error *err);
+/* How the rootfs is reached: *fd, opened by open(ctx, err) (an fd, or -errno with a problem)
+ * when the first link is to be made and *fd is still -1. */
+struct mount_links_root {
+	int *fd;
+	int (*open)(void *ctx, struct cdi_error *err);
+	void *ctx;
+};
 
-/* Whether oci has any mount mount_links_make() would make a link of (no file is looked at). */
-bool mount_links_wanted(const json_t *oci);
+int mount_links_make(json_t *oci, const struct mount_links_root *root, size_t *ret_made,
+		     struct cdi_error *err);
 
 #endif

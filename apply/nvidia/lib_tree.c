@@ -33,6 +33,23 @@ static bool part_kept(const struct tree *t, unsigned caps, const char *group, co
 	return driver_caps_keep(caps, json_string_value(tag), path);
 }
 
+/* Whether caps bring every part of every group: then nothing is split. Every capability does. */
+static bool every_group_whole(const struct tree *t, unsigned caps)
+{
+	const json_t *g, *part;
+	const char *name;
+	size_t i;
+
+	if ((caps & DRIVER_CAPS_ALL) == DRIVER_CAPS_ALL)
+		return true;
+	json_object_foreach ((json_t *)t->groups, name, g)
+		json_array_foreach (json_object_get(g, "parts"), i, part)
+			if (!part_kept(t, caps, name, json_object_get(g, "tag"),
+				       json_string_value(part)))
+				return false;
+	return true;
+}
+
 /* A bind mount like model (its options and type) of source at dest. */
 static json_t *mount_like(const json_t *model, const char *source, const char *dest)
 {
@@ -165,11 +182,11 @@ int lib_tree_select(json_t *edits, const json_t *tree, const json_t *tags, unsig
 			dir = m;
 	if (!dir)
 		return 0;
+	if (every_group_whole(&t, caps))
+		return 0; /* the one mount of the directory */
 	groups = json_array();
 	if (!groups || group_mounts(&t, dir, caps, groups, &whole) < 0)
 		return oom(err);
-	if (whole)
-		return 0; /* every group, whole: the one mount of the directory */
 	out = json_array();
 	if (!out)
 		return oom(err);
