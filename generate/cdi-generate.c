@@ -112,6 +112,8 @@ static void usage(void)
 	      "  --no-additional-gids  leave out the groups of device nodes only a group may use\n"
 	      "                        (DRI nodes, root:video/render 0660) and so keep cdiVersion\n"
 	      "                        0.5.0: podman before 5 cannot load a 0.7.0 spec\n"
+	      "  --no-ipc              leave out the IPC sockets (persistenced, fabricmanager) and\n"
+	      "                        the MPS pipe directory: gVisor cannot bind-mount sockets\n"
 	      "  -q, --quiet           errors only\n"
 	      "  -v, --verbose         say more\n"
 	      "  -h, --help            this text\n"
@@ -147,6 +149,7 @@ enum {
 	OPT_LIB_LAYOUT,
 	OPT_LIB_DIR,
 	OPT_NO_GIDS,
+	OPT_NO_IPC,
 };
 
 static const struct option options[] = {
@@ -174,6 +177,7 @@ static const struct option options[] = {
 	{ "library-layout", required_argument, NULL, OPT_LIB_LAYOUT },
 	{ "library-dir", required_argument, NULL, OPT_LIB_DIR },
 	{ "no-additional-gids", no_argument, NULL, OPT_NO_GIDS },
+	{ "no-ipc", no_argument, NULL, OPT_NO_IPC },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -218,6 +222,7 @@ static bool *flag_of(int c, struct args *a)
 		{ OPT_CREATE_NODES, &a->boot.create_nodes },
 		{ OPT_DRY_RUN, &a->boot.dry_run },
 		{ OPT_NO_GIDS, &a->spec.no_additional_gids },
+		{ OPT_NO_IPC, &a->discover.no_ipc },
 	};
 
 	for (size_t i = 0; i < ELEMENTSOF(flags); i++)

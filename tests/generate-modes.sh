@@ -68,6 +68,24 @@ done
 grep -q 'containerPath: /run/nvidia-fabricmanager/socket$' "$tmp/dgx-nvswitch-nvswitch.yaml" ||
 	die "nvswitch: no fabric manager socket"
 grep -q 'path: /dev/nvidia-nvlink$' "$tmp/dgx-nvswitch-nvswitch.yaml" || die "nvswitch: no nvidia-nvlink"
+# --no-ipc (nvidia-ctk's disable-ipc-discoverer): no socket and no MPS pipe directory, in the
+# nvswitch spec and in the GPU spec, and nothing else goes.
+gen nvswitch-no-ipc "$tmp/nvs" --mode nvswitch --no-ipc
+gen gpu "$tmp/nvs"
+gen gpu-no-ipc "$tmp/nvs" --no-ipc
+ipc='/run/nvidia-fabricmanager/socket|/run/nvidia-persistenced/socket|/tmp/nvidia-mps'
+grep -Eq "containerPath: ($ipc)\$" "$tmp/gpu.yaml" || die "the GPU spec has no IPC mount to leave out"
+grep -Eq "($ipc)" "$tmp/nvswitch-no-ipc.yaml" "$tmp/gpu-no-ipc.yaml" && die "--no-ipc: an IPC mount is left"
+mounts() { grep -c 'containerPath:' "$1"; }
+ipcs() { grep -Ec "containerPath: ($ipc)\$" "$1"; }
+nodes() { grep -c '^  *- path: /dev/' "$1"; }
+for s in nvswitch gpu; do
+	with=$tmp/$s.yaml
+	[ $s = nvswitch ] && with=$tmp/dgx-nvswitch-nvswitch.yaml
+	[ "$(mounts "$tmp/$s-no-ipc.yaml")" -eq $(($(mounts "$with") - $(ipcs "$with"))) ] &&
+		[ "$(nodes "$tmp/$s-no-ipc.yaml")" -eq "$(nodes "$with")" ] ||
+		die "--no-ipc ($s): more than the IPC mounts left out"
+done
 grep -q 'containerPath: /etc/cufile.json$' "$tmp/dgx-nvswitch-gds.yaml" || die "gds: no cufile.json"
 [ "$(kind wsl)" = nvidia.com/gpu ] && [ "$(names wsl)" = "all " ] || die "wsl: $(kind wsl) $(names wsl)"
 grep -q 'path: /dev/dxg$' "$tmp/wsl.yaml" || die "wsl: no /dev/dxg"

@@ -3,7 +3,8 @@
  * The NVIDIA_* decisions for the devices a container selected by its environment. The order is
  * libnvidia-container's (cli/configure.c): requirements first, so an unmet one changes nothing;
  * then the files of the capabilities asked for; then the MIG administration nodes and the IPC
- * mounts. The facts come from the file cdi-generate wrote beside each spec, read once per spec.
+ * mounts. The facts come from the file cdi-generate wrote beside each spec, read once per spec
+ * (or before, by the caller: env_inject_options.facts).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "env_inject.h"
 #include "env_trust.h"
 #include "facts.h"
+#include "host_driver.h"
 #include "host_root.h"
 #include "lib_tree.h"
 #include "macro.h"
@@ -24,51 +26,6 @@
 #include "problem.h"
 #include "require.h"
 #include "strv.h"
-
-#define DRIVER_VERSION_PROC "/proc/driver/nvidia/version"
-/* The file is two short lines. */
-#define DRIVER_VERSION_MAX 4096
-/* Specs an injection touches are few (one per kind and directory). */
-#define FACTS_SPECS_MAX 8
-
-/* The facts file of each spec, read on first need; a missing one is NULL. */
-struct facts_by_spec {
-	const char *spec[FACTS_SPECS_MAX];
-	struct cdi_facts *facts[FACTS_SPECS_MAX];
-	size_t n;
-};
-
-static void facts_by_spec_done(struct facts_by_spec *fs)
-{
-	for (size_t i = 0; i < fs->n; i++)
-		cdi_facts_free(fs->facts[i]);
-}
-
-static int facts_of(struct facts_by_spec *fs, const char *spec, struct cdi_facts **ret,
-		    struct cdi_error *err)
-{
-	size_t i;
-	int r;
-
-	*ret = NULL;
-	if (!spec)
-		return 0;
-	for (i = 0; i < fs->n; i++)
-		if (strcmp(fs->spec[i], spec) == 0) {
-			*ret = fs->facts[i];
-			return 0;
-		}
-	if (fs->n == FACTS_SPECS_MAX)
-		return 0; /* unreachable in practice; such a spec is treated as having no facts */
-	r = cdi_facts_load_for_spec(spec, &fs->facts[fs->n], err);
-	if (r < 0 && r != -ENOENT)
-		return r;
-	if (r < 0)
-		fs->facts[fs->n] = NULL;
-	fs->spec[fs->n] = spec;
-	*ret = fs->facts[fs->n++];
-	return 0;
-}
 
 /* One selected GPU or MIG device as the facts know it (mig NULL: the whole GPU). */
 struct picked {
@@ -191,7 +148,7 @@ static const char *device_file(const struct cdi_edit_sources *src, size_t device
 
 static int select_devices(const struct container_env *env, const char *const *devices,
 			  size_t n_devices, size_t n_named, const struct cdi_edit_sources *src,
-			  struct facts_by_spec *fs, struct selection *s, struct cdi_error *err)
+			  struct cdi_facts_memo *fs, struct selection *s, struct cdi_error *err)
 {
 	_cleanup_strv_free_ char **asked = NULL;
 	size_t n_asked = 0;
@@ -203,7 +160,7 @@ static int select_devices(const struct container_env *env, const char *const *de
 		const char *file = device_file(src, i);
 		struct cdi_facts *f;
 
-		r = facts_of(fs, file, &f, err);
+		r = cdi_facts_memo_get(fs, file, &f, err);
 		if (r < 0)
 			return r;
 		if (!f) {
@@ -220,49 +177,24 @@ static int select_devices(const struct container_env *env, const char *const *de
 	return 0;
 }
 
-/* The driver version on the "NVRM version:" line: its first dotted number. */
-static bool running_driver(const char *buf, char *ret, size_t size)
-{
-	const char *p = strstr(buf, "NVRM version:");
-	const char *eol = p ? p + strcspn(p, "\n") : NULL;
-
-	while (p && p < eol) {
-		size_t len = strspn(p, "0123456789.");
-
-		if (len > 2 && memchr(p, '.', len) && len < size) {
-			memcpy(ret, p, len);
-			ret[len] = '\0';
-			return true;
-		}
-		p += len ? len : 1;
-	}
-	return false;
-}
-
 /* Facts written for another driver than the one running are stale: their versions lie. */
 static int check_driver_current(const struct cdi_facts *f, const char *host_root,
 				struct cdi_error *err)
 {
-	char buf[DRIVER_VERSION_MAX], running[64];
-	_cleanup_close_ int root_fd = -1;
-	struct cdi_error read_err = CDI_ERROR_INIT;
+	char running[HOST_DRIVER_VERSION_MAX];
 	int r;
 
 	if (!f->driver_version)
 		return 0;
-	r = host_root_open(host_root, &root_fd, err);
+	r = host_driver_version(host_root, running, err);
+	/* No driver loaded: nothing to compare with (the container will find no GPU either). */
+	if (r == -ENOENT || (r == 0 && strcmp(running, f->driver_version) == 0))
+		return 0;
 	if (r < 0)
 		return r;
-	r = host_root_read_small(root_fd, DRIVER_VERSION_PROC, buf, sizeof(buf), &read_err);
-	cdi_error_reset(&read_err);
-	/* No driver loaded: nothing to compare with (the container will find no GPU either). */
-	if (r < 0 || !running_driver(buf, running, sizeof(running)))
-		return 0;
-	if (strcmp(running, f->driver_version) == 0)
-		return 0;
 	return cdi_problem_add(
 		err, -ESTALE, f->path, 0, 0, NULL,
-		"recorded for driver %.64s, but the running driver is %s (" DRIVER_VERSION_PROC
+		"recorded for driver %.64s, but the running driver is %s (" HOST_DRIVER_VERSION_PROC
 		"): run cdi-generate again, or set NVIDIA_DISABLE_REQUIRE=true",
 		f->driver_version, running);
 }
@@ -348,7 +280,7 @@ static bool env_only(const struct cdi_edit_sources *src, size_t i, size_t n_name
 }
 
 static int filter_sources(struct cdi_edit_sources *src, size_t n_named, unsigned caps,
-			  struct facts_by_spec *fs, json_t *owned, struct cdi_error *err)
+			  struct cdi_facts_memo *fs, json_t *owned, struct cdi_error *err)
 {
 	for (size_t i = 0; i < src->n; i++) {
 		struct cdi_facts *f;
@@ -357,7 +289,7 @@ static int filter_sources(struct cdi_edit_sources *src, size_t n_named, unsigned
 
 		if (!json_is_object(src->v[i].edits) || !env_only(src, i, n_named))
 			continue;
-		r = facts_of(fs, src->v[i].file, &f, err);
+		r = cdi_facts_memo_get(fs, src->v[i].file, &f, err);
 		if (r < 0)
 			return r;
 		if (!f || !f->capabilities)
@@ -431,16 +363,18 @@ int env_inject(const cdi_registry *reg, json_t *oci, const struct container_env 
 	       const struct env_inject_options *opts, struct cdi_error *err)
 {
 	struct cdi_edit_sources src __attribute__((cleanup(cdi_edit_sources_done))) = { 0 };
-	struct facts_by_spec fs __attribute__((cleanup(facts_by_spec_done))) = { 0 };
+	struct cdi_facts_memo own __attribute__((cleanup(cdi_facts_memo_done))) = { 0 };
 	struct selection sel __attribute__((cleanup(selection_done))) = { 0 };
 	static const struct env_inject_options defaults = { 0 };
 	_cleanup_json_ json_t *owned = json_array();
+	struct cdi_facts_memo *fs;
 	json_t *mps;
 	unsigned caps;
 	int r;
 
 	if (!opts)
 		opts = &defaults;
+	fs = opts->facts ? opts->facts : &own;
 	if (!owned)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	if (n_devices == 0)
@@ -453,11 +387,11 @@ int env_inject(const cdi_registry *reg, json_t *oci, const struct container_env 
 
 	r = container_env_driver_caps(env, &caps, err);
 	if (r >= 0)
-		r = select_devices(env, devices, n_devices, n_named, &src, &fs, &sel, err);
+		r = select_devices(env, devices, n_devices, n_named, &src, fs, &sel, err);
 	if (r >= 0)
 		r = check_requirements(env, &sel, opts->host_root, err);
 	if (r >= 0)
-		r = filter_sources(&src, n_named, caps, &fs, owned, err);
+		r = filter_sources(&src, n_named, caps, fs, owned, err);
 	if (r >= 0)
 		r = mig_admin_source(oci, env, &sel, opts, &src, owned, err);
 	if (r >= 0)

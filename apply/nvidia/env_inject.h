@@ -15,11 +15,14 @@
 #include <cdi/registry.h>
 
 #include "container_env.h"
+#include "facts.h"
 
 /* The host side of the decisions. */
 struct env_inject_options {
 	const char *host_root;	  /* where host files are read: NULL for "/" */
 	const char *mps_pipe_dir; /* the host's MPS pipe directory: NULL for /tmp/nvidia-mps */
+	/* Facts the caller has read already, which the injection adds to (NULL: its own). */
+	struct cdi_facts_memo *facts;
 };
 
 /*

@@ -381,3 +381,48 @@ const char *cdi_facts_capability(const struct cdi_facts *f, const char *path)
 {
 	return f ? json_string_value(json_object_get(f->capabilities, path)) : NULL;
 }
+
+void cdi_facts_memo_done(struct cdi_facts_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->spec[i]);
+		cdi_facts_free(m->facts[i]);
+	}
+	m->n = 0;
+}
+
+int cdi_facts_memo_put(struct cdi_facts_memo *m, const char *spec_path, struct cdi_facts *facts)
+{
+	if (m->n == CDI_FACTS_MEMO_MAX || !(m->spec[m->n] = strdup(spec_path))) {
+		cdi_facts_free(facts);
+		return m->n == CDI_FACTS_MEMO_MAX ? -ENOSPC : -ENOMEM;
+	}
+	m->facts[m->n++] = facts;
+	return 0;
+}
+
+int cdi_facts_memo_get(struct cdi_facts_memo *m, const char *spec_path, struct cdi_facts **ret,
+		       struct cdi_error *err)
+{
+	struct cdi_facts *f = NULL;
+	int r;
+
+	*ret = NULL;
+	if (!spec_path)
+		return 0;
+	for (size_t i = 0; i < m->n; i++)
+		if (strcmp(m->spec[i], spec_path) == 0) {
+			*ret = m->facts[i];
+			return 0;
+		}
+	if (m->n == CDI_FACTS_MEMO_MAX)
+		return 0; /* unreachable in practice; such a spec is treated as having no facts */
+	r = cdi_facts_load_for_spec(spec_path, &f, err);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	r = cdi_facts_memo_put(m, spec_path, f);
+	if (r < 0)
+		return cdi_fail(err, r, "out of memory");
+	*ret = f;
+	return 0;
+}

@@ -68,6 +68,26 @@ int cdi_facts_parse(const char *name, const char *buf, size_t len, struct cdi_fa
 
 void cdi_facts_free(struct cdi_facts *f);
 
+/* The facts of the specs one container start uses, each file read once (few: one per kind and
+ * directory). */
+#define CDI_FACTS_MEMO_MAX 8
+struct cdi_facts_memo {
+	char *spec[CDI_FACTS_MEMO_MAX];
+	struct cdi_facts *facts[CDI_FACTS_MEMO_MAX]; /* NULL: the spec has no facts file */
+	size_t n;
+};
+
+/* The facts beside spec_path, read on first need: *ret NULL when there is no facts file (or the
+ * memo is full, which one start never fills); owned by the memo. Problems as
+ * cdi_facts_load_for_spec(). */
+int cdi_facts_memo_get(struct cdi_facts_memo *m, const char *spec_path, struct cdi_facts **ret,
+		       struct cdi_error *err);
+
+/* Remember facts (taken, also on failure) as those beside spec_path. */
+int cdi_facts_memo_put(struct cdi_facts_memo *m, const char *spec_path, struct cdi_facts *facts);
+
+void cdi_facts_memo_done(struct cdi_facts_memo *m);
+
 /* The GPU with this UUID ("GPU-...", case as written), or NULL. */
 const struct cdi_facts_gpu *cdi_facts_gpu_by_uuid(const struct cdi_facts *f, const char *uuid);
 const struct cdi_facts_gpu *cdi_facts_gpu_by_index(const struct cdi_facts *f, long long index);

@@ -10,6 +10,9 @@
  *     accept-nvidia-visible-devices-envvar-when-unprivileged = true
  *     mps-pipe-directory = /tmp/nvidia-mps
  *     host-root = /
+ *     spec-refresh = auto                 # or off
+ *     spec-refresh-output = /var/run/cdi/nvidia.yaml
+ *     spec-refresh-no-ipc = false
  *
  * An unknown key, a bad value or a malformed line is an error naming the file and line: a
  * setting that silently does nothing is worse at 3 a.m. than a container that does not start.
@@ -22,9 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cdi/registry.h>
+
 #include "read_file.h"
 #include "nvidia/env_trust.h"
 #include "macro.h"
+#include "path_clean.h"
 #include "problem.h"
 #include "runtime_config.h"
 #include "strv.h"
@@ -44,6 +50,7 @@ void runtime_settings_done(struct runtime_settings *s)
 	free(s->runtime);
 	free(s->mps_pipe_dir);
 	free(s->host_root);
+	free(s->spec_refresh_output);
 	free(s->config_path);
 	*s = (struct runtime_settings){ 0 };
 }
@@ -106,6 +113,43 @@ static int set_string(char **field, const char *value)
 	return 0;
 }
 
+/* value as one of two words: *ret true for yes. */
+static int two_words(const char *label, unsigned line, const char *key, const char *value,
+		     const char *yes, const char *no, bool *ret, struct cdi_error *err)
+{
+	if (strcmp(value, yes) && strcmp(value, no))
+		return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+				       "%s: \"%s\" is neither %s nor %s", key, value, yes, no);
+	*ret = strcmp(value, yes) == 0;
+	return 0;
+}
+
+/* The self-healing spec's keys (spec-refresh*); -ENOKEY for another key. */
+static int spec_refresh_set(struct runtime_settings *s, const char *label, unsigned line,
+			    const char *key, const char *value, struct cdi_error *err)
+{
+	const char *base;
+
+	if (strcmp(key, "spec-refresh") == 0)
+		return two_words(label, line, key, value, "off", "auto", &s->spec_refresh_off, err);
+	if (strcmp(key, "spec-refresh-no-ipc") == 0)
+		return two_words(label, line, key, value, "true", "false", &s->spec_refresh_no_ipc,
+				 err);
+	if (strcmp(key, "spec-refresh-output") != 0)
+		return -ENOKEY;
+	base = strrchr(value, '/');
+	if (value[0] != '/' || !base[1] || strcmp(base, "/.") == 0 || strcmp(base, "/..") == 0)
+		return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+				       "spec-refresh-output: \"%s\" is not an absolute file path",
+				       value);
+	free(s->spec_refresh_output);
+	s->spec_refresh_output = cdi_path_clean(value);
+	if (!s->spec_refresh_output)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	s->spec_refresh_output_line = line;
+	return 0;
+}
+
 /* One "key = value" of the file; value is unquoted already. */
 static int config_set(struct runtime_settings *s, const char *label, unsigned line, const char *key,
 		      const char *value, struct cdi_error *err)
@@ -150,11 +194,13 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
 					       "%s: \"%s\" is not an absolute path", key, value);
 		r = set_string(key[0] == 'h' ? &s->host_root : &s->mps_pipe_dir, value);
+	} else if ((r = spec_refresh_set(s, label, line, key, value, err)) != -ENOKEY) {
+		return r;
 	} else {
 		return cdi_problem_add(
 			err, -EINVAL, label, line, 0, NULL,
 			"unknown setting \"%s\" (runtime, spec-dirs, log-level, " ENV_TRUST_SETTING
-			", mps-pipe-directory, host-root)",
+			", mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc)",
 			key);
 	}
 	return r < 0 ? cdi_fail(err, r, "out of memory") : 0;
@@ -290,6 +336,46 @@ static int read_config_file(const char *path, bool must_exist, struct runtime_se
 	return runtime_config_parse(s->config_path, buf, len, s, err);
 }
 
+/* The spec the runtime regenerates must be one its registry reads: in one of the spec
+ * directories (the default output elsewhere turns the refresh off instead). */
+static int resolve_spec_refresh(struct runtime_settings *s, struct cdi_error *err)
+{
+	static const char *const defaults[] = CDI_DEFAULT_SPEC_DIRS;
+	const char *const *dirs = s->n_spec_dirs ? (const char *const *)s->spec_dirs : defaults;
+	size_t n = s->n_spec_dirs ? s->n_spec_dirs : ELEMENTSOF(defaults), len = 0;
+	_cleanup_free_ char *list = NULL;
+	const char *out, *slash;
+	FILE *f;
+
+	if (!s->spec_refresh_output &&
+	    !(s->spec_refresh_output = strdup(RUNTIME_SPEC_REFRESH_OUTPUT_DEFAULT)))
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	out = s->spec_refresh_output;
+	slash = strrchr(out, '/');
+	for (size_t i = 0; i < n; i++) {
+		_cleanup_free_ char *dir = cdi_path_clean(dirs[i]);
+		size_t dlen = dir ? strlen(dir) : 0;
+
+		if (!dir)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		/* "/x/nvidia.yaml" lies in "/x"; "/nvidia.yaml" in "/". */
+		if ((size_t)(slash - out) == (dlen == 1 ? 0 : dlen) && strncmp(out, dir, dlen) == 0)
+			return 0;
+	}
+	if (!s->spec_refresh_output_line) {
+		s->spec_refresh_off = true;
+		return 0;
+	}
+	f = open_memstream(&list, &len);
+	for (size_t i = 0; f && i < n; i++)
+		fprintf(f, "%s%s", i ? ", " : "", dirs[i]);
+	if (!f || fclose(f) != 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	return cdi_problem_add(err, -EINVAL, s->config_path, s->spec_refresh_output_line, 0, NULL,
+			       "spec-refresh-output: %s lies in none of the spec directories (%s)",
+			       out, list);
+}
+
 int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_settings *ret,
 			     struct cdi_error *err)
 {
@@ -326,6 +412,9 @@ int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_s
 		r = cdi_fail(err, r, "out of memory");
 		goto fail;
 	}
+	r = resolve_spec_refresh(&s, err);
+	if (r < 0)
+		goto fail;
 	*ret = s;
 	return 0;
 fail:

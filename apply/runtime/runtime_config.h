@@ -16,6 +16,9 @@
 #define RUNTIME_CONFIG_ENV "CDIKIT_CONFIG"
 #define RUNTIME_SPEC_DIRS_ENV "CDIKIT_SPEC_DIRS"
 #define RUNTIME_RUNTIME_ENV "CDIKIT_RUNTIME"
+/* The spec cdi-runtime regenerates when it is missing or stale, where the refresh units write
+ * it (docs/boot.md). */
+#define RUNTIME_SPEC_REFRESH_OUTPUT_DEFAULT "/var/run/cdi/nvidia.yaml"
 /* A config file is a few lines; more than this is not one. */
 #define RUNTIME_CONFIG_MAX_BYTES (64u * 1024)
 
@@ -38,6 +41,14 @@ struct runtime_settings {
 	bool accept_env_unprivileged;
 	char *mps_pipe_dir;
 	char *host_root;
+	/* The self-healing spec (runtime.md): spec-refresh = off, the spec file regenerated
+	 * (path-cleaned; NULL until resolved, then never), cdi-generate --no-ipc. Resolved, off
+	 * also when the default output lies in none of the spec directories; one set in the file
+	 * must lie in one (spec_refresh_output_line: its line, 0 when not set there). */
+	bool spec_refresh_off;
+	char *spec_refresh_output;
+	unsigned spec_refresh_output_line;
+	bool spec_refresh_no_ipc;
 	/* Where each came from ("--cdi-spec-dir", "CDIKIT_SPEC_DIRS", the file, "default"),
 	 * for debug logs and messages. Static strings or the settings' config_path. */
 	const char *spec_dirs_from, *runtime_from, *log_level_from;

@@ -213,6 +213,7 @@ int discover(const struct gen_host *host, const struct discover_options *opts,
 	int r;
 
 	discovery_init(&d, host, inv, warn, err);
+	d.no_ipc = opts->no_ipc;
 	r = run_sources(&d, opts);
 	discovery_done(&d);
 	return r;

@@ -10,6 +10,8 @@
 #ifndef CDIKIT_DISCOVER_H
 #define CDIKIT_DISCOVER_H
 
+#include <stdbool.h>
+
 #include <cdi/error.h>
 
 #include "host/host.h"
@@ -40,6 +42,7 @@ const char *gen_mode_name(enum gen_mode mode);
 struct discover_options {
 	enum gen_mode mode;
 	const char *nvml_lib; /* NULL: libnvidia-ml.so.1 found in the driver root */
+	bool no_ipc; /* no IPC sockets, no MPS pipe directory (gVisor cannot bind-mount them) */
 };
 
 /* The state the sources share during one discovery. */
@@ -51,6 +54,7 @@ struct discovery {
 	struct inventory *inv;
 	struct cdi_error *warn; /* worth saying, not fatal (may be NULL) */
 	struct cdi_error *err;
+	bool no_ipc; /* discover_options.no_ipc */
 };
 
 /*

@@ -90,8 +90,8 @@ int discover_fabric(struct discovery *d, enum gen_mode mode)
 		return cdi_problem_add(d->err, -ENODEV, dev, 0, 0, NULL, "no %s", m->none);
 	}
 	for (size_t i = 0; i < ELEMENTSOF(m->files) && m->files[i].path; i++) {
-		/* /var/run -> /run: the socket once. */
-		if (have_socket && m->files[i].kind == INV_IPC)
+		/* /var/run -> /run: the socket once; none with --no-ipc. */
+		if ((have_socket || d->no_ipc) && m->files[i].kind == INV_IPC)
 			continue;
 		r = discovery_add_path(d, m->files[i].host ? &d->host_fs : &d->driver_fs,
 				       m->files[i].path, m->files[i].type, m->files[i].kind,

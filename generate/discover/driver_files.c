@@ -420,6 +420,8 @@ static int add_ipc(struct discovery *d)
 	size_t n_fs = strcmp(d->host->root, d->host->driver_root) ? 2 : 1;
 	int r;
 
+	if (d->no_ipc)
+		return 0;
 	for (size_t k = 0; k < n_fs; k++)
 		for (size_t i = 0; i < ELEMENTSOF(ipcs); i++) {
 			_cleanup_free_ char *host = NULL;

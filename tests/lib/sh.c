@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,16 @@ void scratch_make(struct scratch *s, const char *name)
 	snprintf(s->path, sizeof(s->path), "/tmp/cdikit-%s.XXXXXX", name);
 	cr_assert(mkdtemp(s->path), "mkdtemp %s", s->path);
 	s->made = true;
+}
+
+char *scratch_at(const struct scratch *s, const char *rel)
+{
+	static char buf[4][PATH_MAX];
+	static int k;
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%s/%s", s->path, rel);
+	return buf[k];
 }
 
 void scratch_remove(struct scratch *s)

@@ -20,6 +20,9 @@ struct scratch {
 };
 void scratch_make(struct scratch *s, const char *name);
 void scratch_remove(struct scratch *s);
+/* DIR/rel under the scratch directory, in one of four buffers used in turn: valid until the
+ * fourth call after. */
+char *scratch_at(const struct scratch *s, const char *rel);
 
 /* JSON from text written with ' for " (readable in C strings); the test fails if it is bad. */
 json_t *load(const char *text);

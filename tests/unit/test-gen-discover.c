@@ -239,3 +239,33 @@ Test(discover, ldcache_flood)
 	cr_assert_not_null(file_at(&inv, "/usr/lib/x86_64-linux-gnu/libcuda.so.1"));
 	inventory_clear(&inv);
 }
+
+static size_t count_kind(const struct inventory *inv, enum inv_file_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < inv->n_files; i++)
+		n += inv->files[i].kind == kind;
+	return n;
+}
+
+/* --no-ipc (nvidia-ctk's disable-ipc-discoverer): no socket, no MPS pipe directory, nothing
+ * else missing. */
+Test(discover, no_ipc)
+{
+	struct gen_host host = { .root = root, .driver_root = root, .dev_root = root };
+	struct discover_options o = { .mode = MODE_AUTO, .no_ipc = true };
+	struct inventory with, without = { 0 };
+	struct cdi_error err = { 0 };
+
+	cr_assert_eq(run(MODE_AUTO, &with, NULL, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_not_null(file_at(&with, "/run/nvidia-persistenced/socket"));
+	cr_assert_not_null(file_at(&with, "/run/nvidia-fabricmanager/socket"));
+	cr_assert_not_null(file_at(&with, "/tmp/nvidia-mps"));
+	cr_assert_eq(discover(&host, &o, &without, NULL, &err), 0, "%s", cdi_error_message(&err));
+	cr_assert_eq(count_kind(&without, INV_IPC), 0);
+	cr_assert_eq(without.n_files, with.n_files - count_kind(&with, INV_IPC));
+	cr_assert_eq(without.n_nodes, with.n_nodes);
+	inventory_clear(&with);
+	inventory_clear(&without);
+}

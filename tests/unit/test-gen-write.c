@@ -36,15 +36,7 @@ static void teardown(void)
 
 TestSuite(write, .init = setup, .fini = teardown, .timeout = 30);
 
-static char *path_of(const char *rel)
-{
-	static char buf[4][PATH_MAX];
-	static int k;
-
-	k = (k + 1) % 4;
-	snprintf(buf[k], sizeof(buf[k]), "%s/%s", tmp, rel);
-	return buf[k];
-}
+#define path_of(rel) scratch_at(&scratch, rel)
 
 static struct spec_files files(const char *rel, const char *spec)
 {

@@ -104,11 +104,42 @@ Test(rtconf, environment_settings)
 	parse_bad("host-root =\n", "runtime.conf:1: host-root: \"\" is not an absolute path");
 }
 
+/* The self-healing spec (runtime.md): spec-refresh, spec-refresh-output, spec-refresh-no-ipc. */
+Test(rtconf, spec_refresh_settings)
+{
+	struct runtime_settings s = parse_ok("spec-refresh = off\nspec-refresh-no-ipc = true\n"
+					     "spec-refresh-output = /run/cdi//./nvidia.yaml\n");
+
+	cr_assert(s.spec_refresh_off);
+	cr_assert(s.spec_refresh_no_ipc);
+	cr_assert_str_eq(s.spec_refresh_output, "/run/cdi/nvidia.yaml", "cleaned");
+	cr_assert_eq(s.spec_refresh_output_line, 3);
+	runtime_settings_done(&s);
+	s = parse_ok("spec-refresh = auto\nspec-refresh-no-ipc = false\n");
+	cr_assert_not(s.spec_refresh_off);
+	cr_assert_not(s.spec_refresh_no_ipc);
+	runtime_settings_done(&s);
+
+	parse_bad("spec-refresh = on\n",
+		  "runtime.conf:1: spec-refresh: \"on\" is neither off nor auto");
+	parse_bad("spec-refresh-no-ipc = 1\n",
+		  "runtime.conf:1: spec-refresh-no-ipc: \"1\" is neither true nor false");
+	parse_bad(
+		"spec-refresh-output = cdi/nvidia.yaml\n",
+		"runtime.conf:1: spec-refresh-output: \"cdi/nvidia.yaml\" is not an absolute file path");
+	parse_bad(
+		"\nspec-refresh-output = /run/cdi/\n",
+		"runtime.conf:2: spec-refresh-output: \"/run/cdi/\" is not an absolute file path");
+	parse_bad(
+		"spec-refresh-output = /run/cdi/..\n",
+		"runtime.conf:1: spec-refresh-output: \"/run/cdi/..\" is not an absolute file path");
+}
+
 Test(rtconf, file_errors_name_file_and_line)
 {
 	parse_bad(
 		"runtime = runc\nruntimes = [\"crun\"]\n",
-		"runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root)");
+		"runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc)");
 	parse_bad("\n\njust words\n", "runtime.conf:3: expected \"key = value\"");
 	parse_bad("log-level = verbose\n",
 		  "runtime.conf:1: log-level: \"verbose\" is none of error, warning, info, debug");
@@ -386,4 +417,51 @@ Test(rtconf, find_runtime_skips_itself)
 	free(path_env);
 	free(self_dir);
 	free(real_dir);
+}
+
+/* The output must be a spec the runtime reads: in one of its spec directories, however these
+ * were given. */
+Test(rtconf, spec_refresh_output_lies_in_a_spec_dir)
+{
+	char *conf = write_file("rt.conf", "spec-dirs = /etc/cdi:/srv/cdi/\n"
+					   "spec-refresh-output = /srv/cdi/nvidia.yaml\n");
+	const char *flag_dirs[] = { "/flag" };
+	struct runtime_overrides o = { .env_config = conf };
+	struct runtime_settings s = resolve(&o);
+	struct cdi_error err = { 0 };
+	char *want;
+
+	cr_assert_not(s.spec_refresh_off);
+	cr_assert_str_eq(s.spec_refresh_output, "/srv/cdi/nvidia.yaml");
+	runtime_settings_done(&s);
+
+	o.spec_dirs = flag_dirs;
+	o.n_spec_dirs = 1;
+	cr_assert_eq(runtime_settings_resolve(&o, &s, &err), -EINVAL);
+	cr_assert(
+		asprintf(
+			&want,
+			"%s:2: spec-refresh-output: /srv/cdi/nvidia.yaml lies in none of the spec directories (/flag)",
+			conf) > 0);
+	cr_assert_str_eq(cdi_error_message(&err), want);
+	cdi_error_reset(&err);
+	free(want);
+	free(conf);
+
+	/* The default output: on with the default directories, off (silently) without its own. */
+	conf = write_file("empty.conf", "");
+	o = (struct runtime_overrides){ .env_config = conf };
+	s = resolve(&o);
+	cr_assert_not(s.spec_refresh_off);
+	cr_assert_str_eq(s.spec_refresh_output, "/var/run/cdi/nvidia.yaml");
+	runtime_settings_done(&s);
+	o.env_spec_dirs = "/etc/cdi:/var/run/cdi/";
+	s = resolve(&o);
+	cr_assert_not(s.spec_refresh_off);
+	runtime_settings_done(&s);
+	o.env_spec_dirs = "/srv/cdi";
+	s = resolve(&o);
+	cr_assert(s.spec_refresh_off);
+	runtime_settings_done(&s);
+	free(conf);
 }
