@@ -216,6 +216,7 @@ bench: all $(FIXTURES)
 	B=$(B) tests/bench/runtime || { [ $$? -eq 77 ] || rc=1; }; \
 	B=$(B) tests/bench/container-start || { [ $$? -eq 77 ] || rc=1; }; \
 	B=$(B) tests/bench/spec-refresh || { [ $$? -eq 77 ] || rc=1; }; \
+	B=$(B) tests/bench/hooks || { [ $$? -eq 77 ] || rc=1; }; \
 	exit $$rc
 .PHONY: bench
 

@@ -42,7 +42,7 @@ struct command {
 
 #define SPEC_FLAG                                                                                  \
 	{ "container-spec", NULL, HOOK_FLAG_STRING, "FILE",                                        \
-	  "the OCI container state (default: stdin, as runtimes pass it)" },                       \
+	  "the container's OCI state (default: stdin, from the runtime)" },                        \
 	{                                                                                          \
 		"help", "h", HOOK_FLAG_BOOL, NULL, "show this help"                                \
 	}
@@ -52,22 +52,22 @@ struct command {
 
 static const struct hook_flag ldcache_flags[] = {
 	{ "folder", NULL, HOOK_FLAG_LIST, "DIR",
-	  "a container directory to add to the linker's search path (repeatable)" },
+	  "a container directory for the linker's path (repeatable)" },
 	{ "ldconfig-path", NULL, HOOK_FLAG_STRING, "PATH",
-	  "accepted and ignored: no ldconfig runs, the cache is written directly" },
+	  "accepted and ignored: no ldconfig runs, the cache is written here" },
 	SPEC_FLAG,
 };
 static const struct hook_flag symlinks_flags[] = {
 	{ "link", NULL, HOOK_FLAG_LIST, "TARGET::LINK",
-	  "make LINK (a container path) a symbolic link to TARGET (repeatable)" },
+	  "make LINK (a container path) a link to TARGET (repeatable)" },
 	SPEC_FLAG,
 };
 static const struct hook_flag compat_flags[] = {
 	{ "host-driver-version", NULL, HOOK_FLAG_STRING, "V", "the host driver's version" },
 	{ "host-cuda-version", NULL, HOOK_FLAG_STRING, "V",
-	  "the host driver's CUDA version (when the driver version is not given)" },
+	  "the host driver's CUDA version (without a driver version)" },
 	{ "cuda-compat-container-root", NULL, HOOK_FLAG_STRING, "DIR",
-	  "where the image keeps its compat libraries (default " COMPAT_DEFAULT_ROOT ")" },
+	  "the image's compat libraries (default " COMPAT_DEFAULT_ROOT ")" },
 	SPEC_FLAG,
 };
 static const struct hook_flag plain_flags[] = {
@@ -83,7 +83,11 @@ static const struct hook_flag chmod_flags[] = {
 static int load_root(const struct command *c, struct hook_flag_value *v, struct hook_root *root,
 		     struct cdi_error *err)
 {
-	return hook_root_load(v[SPEC(c)].text, root, err);
+	int r = hook_root_load(v[SPEC(c)].text, root, err);
+
+	if (r >= 0)
+		cli_info("%s: the container's root is %s", c->name, root->path);
+	return r;
 }
 
 static void hook_root_donep(struct hook_root *r)
@@ -205,11 +209,12 @@ static const struct command commands[] = {
 static const struct hook_flag global_flags[] = {
 	{ "debug", "d", HOOK_FLAG_BOOL, NULL,
 	  "say what is done on stderr (also NVIDIA_CTK_DEBUG=true)" },
+	{ "verbose", "v", HOOK_FLAG_BOOL, NULL, "the same as --debug" },
 	{ "quiet", "q", HOOK_FLAG_BOOL, NULL, "errors only; wins over --debug" },
 	{ "help", "h", HOOK_FLAG_BOOL, NULL, "show this help" },
-	{ "version", "v", HOOK_FLAG_BOOL, NULL, "show the version" },
+	{ "version", NULL, HOOK_FLAG_BOOL, NULL, "show the version" },
 };
-enum { G_DEBUG, G_QUIET, G_HELP, G_VERSION };
+enum { G_DEBUG, G_VERBOSE, G_QUIET, G_HELP, G_VERSION };
 
 static void main_help(void)
 {
@@ -220,7 +225,7 @@ static void main_help(void)
 	       "An unknown command is a warning, not an error, so a newer spec never fails a\n"
 	       "container's start.\n\nCommands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		printf("  %-34s %s\n", commands[i].name, commands[i].summary);
+		printf("  %s\n      %s\n", commands[i].name, commands[i].summary);
 	printf("\nOptions:\n");
 	hook_flags_help(stdout, global_flags, ELEMENTSOF(global_flags));
 	printf("\n'" PROG " COMMAND --help' shows a command's options.\n");

@@ -120,6 +120,6 @@ void hook_flags_help(FILE *f, const struct hook_flag *flags, size_t n)
 		snprintf(left, sizeof(left), "%s%s%s--%s%s%s", flags[i].alias ? "-" : "",
 			 flags[i].alias ? flags[i].alias : "", flags[i].alias ? ", " : "",
 			 flags[i].name, flags[i].arg ? " " : "", flags[i].arg ? flags[i].arg : "");
-		fprintf(f, "  %-34s %s\n", left, flags[i].help);
+		fprintf(f, "  %-28s %s\n", left, flags[i].help);
 	}
 }
