@@ -115,9 +115,13 @@ static void phdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 	}
 }
 
+/* One section header's fields, whatever the class and byte order; name and align may be NULL. */
 static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint64_t *offset,
-		     uint64_t *size, uint32_t *link)
+		     uint64_t *size, uint32_t *link, uint32_t *name, uint64_t *align)
 {
+	uint32_t n;
+	uint64_t a;
+
 	if (r->is64) {
 		Elf64_Shdr sh;
 
@@ -126,6 +130,8 @@ static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u64(r, sh.sh_offset);
 		*size = u64(r, sh.sh_size);
 		*link = u32(r, sh.sh_link);
+		n = u32(r, sh.sh_name);
+		a = u64(r, sh.sh_addralign);
 	} else {
 		Elf32_Shdr sh;
 
@@ -134,7 +140,13 @@ static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u32(r, sh.sh_offset);
 		*size = u32(r, sh.sh_size);
 		*link = u32(r, sh.sh_link);
+		n = u32(r, sh.sh_name);
+		a = u32(r, sh.sh_addralign);
 	}
+	if (name)
+		*name = n;
+	if (align)
+		*align = a;
 }
 
 /* Read a table of n entries of entsize bytes (at least min_entsize) at off. */
@@ -223,7 +235,7 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 		uint32_t type, link, stype, slink;
 		uint64_t offset, size;
 
-		shdr_get(r, tab + (size_t)i * shentsize, &type, &offset, &size, &link);
+		shdr_get(r, tab + (size_t)i * shentsize, &type, &offset, &size, &link, NULL, NULL);
 		if (type != SHT_DYNAMIC)
 			continue;
 		if (link == 0 || link >= shnum)
@@ -233,7 +245,7 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 		loc->dyn_off = offset;
 		loc->dyn_size = size;
 		shdr_get(r, tab + (size_t)link * shentsize, &stype, &loc->str_off, &loc->str_size,
-			 &slink);
+			 &slink, NULL, NULL);
 		if (stype != SHT_STRTAB)
 			return cdi_fail(
 				r->err, -EINVAL,
@@ -564,24 +576,6 @@ int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 	return 0;
 }
 
-/* One section header's name offset and alignment. */
-static void shdr_name_align(const struct reader *r, const char *p, uint32_t *name, uint64_t *align)
-{
-	if (r->is64) {
-		Elf64_Shdr sh;
-
-		memcpy(&sh, p, sizeof(sh));
-		*name = u32(r, sh.sh_name);
-		*align = u64(r, sh.sh_addralign);
-	} else {
-		Elf32_Shdr sh;
-
-		memcpy(&sh, p, sizeof(sh));
-		*name = u32(r, sh.sh_name);
-		*align = u32(r, sh.sh_addralign);
-	}
-}
-
 int elf_read_section(int fd, const char *path, const char *name, uint32_t sh_type, size_t max,
 		     struct elf_section *ret, struct cdi_error *err)
 {
@@ -605,7 +599,8 @@ int elf_read_section(int fd, const char *path, const char *name, uint32_t sh_typ
 	e = read_table(&r, h.shoff, h.shnum, h.shentsize, min, "section headers", &tab);
 	if (e < 0)
 		return e;
-	shdr_get(&r, tab + (size_t)h.shstrndx * h.shentsize, &type, &str_off, &str_size, &link);
+	shdr_get(&r, tab + (size_t)h.shstrndx * h.shentsize, &type, &str_off, &str_size, &link,
+		 NULL, NULL);
 	if (str_size > ELF_MAX_SECTION_NAMES)
 		return cdi_fail(err, -EINVAL, "%s: section names of %llu bytes", r.path,
 				(unsigned long long)str_size);
@@ -620,11 +615,10 @@ int elf_read_section(int fd, const char *path, const char *name, uint32_t sh_typ
 		const char *p = tab + (size_t)i * h.shentsize;
 		_cleanup_free_ char *data = NULL;
 
-		shdr_name_align(&r, p, &name_off, &align);
+		shdr_get(&r, p, &type, &offset, &size, &link, &name_off, &align);
 		if (name_off >= str_size || str_size - name_off < want ||
 		    memcmp(names + name_off, name, want) != 0)
 			continue;
-		shdr_get(&r, p, &type, &offset, &size, &link);
 		if (sh_type && type != sh_type)
 			continue;
 		if (size > max)

@@ -73,6 +73,8 @@ trap 'exit 1' INT TERM HUP
 . tests/lib/rootfs.sh
 # shellcheck source=../lib/ldcache-standin.sh
 . tests/lib/ldcache-standin.sh
+# shellcheck source=../lib/ctk-spec.sh
+. tests/lib/ctk-spec.sh
 
 host=$tmp/host
 tests/simhost/make-host --topology single --mock-dir "$B/tests/mock-nvml" --out "$host" >/dev/null ||
@@ -81,6 +83,8 @@ tests/simhost/make-host --topology single --mock-dir "$B/tests/mock-nvml" --out 
 ver=550.54.15
 lib=$host/usr/lib/x86_64-linux-gnu
 HOOK=$B/nvidia-cdi-hook
+# A sanitizer build's leak checker cannot read the container's /proc: not in the hooks.
+ldd "$HOOK" 2>/dev/null | grep -q libasan && export CTK_HOOK_ENV=ASAN_OPTIONS=detect_leaks=0
 shadow_before=$(stat -c '%i %s %Y' /etc/shadow; sha256sum </etc/shadow)
 
 # The driver's /proc files, for the params hook only (see the top).
@@ -102,53 +106,8 @@ chmod +x "$tmp/fake-driver-proc"
 grep -qx 'ModifyDeviceFiles: 1' "$host/proc/driver/nvidia/params" || die "premise: the host's params allow modification"
 
 # nvidia-ctk's spec: generate_test.go's expected hooks and mounts, this host's paths.
-hook() { # NAME ARGS... as nvidia-ctk writes a hook entry
-	local path=$HOOK a
-	[ "$1" = disable-device-node-modification ] && path=$tmp/fake-driver-proc
-	printf '        - hookName: createContainer\n          path: %s\n          args:\n            - nvidia-cdi-hook\n' "$path"
-	for a in "$@"; do printf '            - %s\n' "$a"; done
-	printf '          env:\n            - NVIDIA_CTK_DEBUG=false\n'
-}
-mnt() { # HOST_FILE CONTAINER_PATH
-	printf '        - hostPath: %s\n          containerPath: %s\n          options:\n' "$1" "$2"
-	printf '            - %s\n' ro nosuid nodev rbind rprivate
-}
 mkdir -p "$tmp/cdi"
-{
-	cat <<EOF2
----
-cdiVersion: 0.5.0
-kind: nvidia.com/gpu
-devices:
-    - name: "0"
-      containerEdits:
-        deviceNodes:
-            - path: /dev/nvidia0
-              hostPath: $host/dev/nvidia0
-    - name: all
-      containerEdits:
-        deviceNodes:
-            - path: /dev/nvidia0
-              hostPath: $host/dev/nvidia0
-containerEdits:
-    env:
-        - NVIDIA_CTK_LIBCUDA_DIR=/lib/x86_64-linux-gnu
-        - NVIDIA_VISIBLE_DEVICES=void
-    deviceNodes:
-        - path: /dev/nvidiactl
-          hostPath: $host/dev/nvidiactl
-    hooks:
-EOF2
-	hook create-symlinks --link libcuda.so.1::/lib/x86_64-linux-gnu/libcuda.so
-	hook enable-cuda-compat --host-driver-version=$ver
-	hook update-ldcache --folder /lib/x86_64-linux-gnu --folder /lib/x86_64-linux-gnu/vdpau
-	hook disable-device-node-modification
-	hook update-application-profile
-	echo "    mounts:"
-	mnt "$lib/libcuda.so.$ver" "/lib/x86_64-linux-gnu/libcuda.so.$ver"
-	mnt "$lib/libnvidia-ml.so.$ver" "/lib/x86_64-linux-gnu/libnvidia-ml.so.$ver"
-	mnt "$lib/vdpau/libvdpau_nvidia.so.$ver" "/lib/x86_64-linux-gnu/vdpau/libvdpau_nvidia.so.$ver"
-} >"$tmp/cdi/nvidia.yaml"
+ctk_spec "$host" "$HOOK" "$tmp/fake-driver-proc" >"$tmp/cdi/nvidia.yaml"
 "$B/cdi-apply" --validate "$tmp/cdi/nvidia.yaml" || die "the hand-written spec does not validate"
 
 cat >"$tmp/probe.c" <<'EOF2'

@@ -3,13 +3,15 @@
 # written by hand from its generator's tests (cmd/nvidia-ctk/cdi/generate/generate_test.go,
 # the "default" case) plus v1.20's update-application-profile hook, for a simulated host.
 
-# _ctk_hook PATH NAME ARGS...: one hook entry as nvidia-ctk writes it.
+# _ctk_hook PATH NAME ARGS...: one hook entry as nvidia-ctk writes it (CTK_HOOK_ENV, when set,
+# one more variable: a sanitizer build's options).
 _ctk_hook() {
 	local a
 	printf '        - hookName: createContainer\n          path: %s\n          args:\n            - nvidia-cdi-hook\n' "$1"
 	shift
 	for a in "$@"; do printf '            - %s\n' "$a"; done
 	printf '          env:\n            - NVIDIA_CTK_DEBUG=false\n'
+	[ -z "${CTK_HOOK_ENV:-}" ] || printf '            - %s\n' "$CTK_HOOK_ENV"
 }
 
 # _ctk_mount HOST_FILE CONTAINER_PATH: one library mount as nvidia-ctk writes it.
