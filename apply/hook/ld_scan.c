@@ -150,8 +150,13 @@ static int ident_of(struct scan *s, int dfd, const char *name, const char *full,
 		return 0;
 	fd = is_link ? rootfs_open(s->root_fd, full, O_RDONLY | O_NONBLOCK | O_NOCTTY)
 		     : openat(dfd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	/* Not the file looked at a moment ago: skipped, as a file that vanished would be. */
-	if (fd < 0 || fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino)
+	if (fd < 0)
+		return 0;
+	/* Through a link, not the file looked at a moment ago: skipped, as a file that vanished
+	 * would be (a name opened without following links reads as its lstat said: the ELF
+	 * reader takes regular files only). */
+	if (is_link &&
+	    (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino))
 		return 0;
 	id = calloc(1, sizeof(*id));
 	if (!id || ARRAY_RESERVE(s->idents, s->cap_idents, s->n_idents + 1) < 0) {
