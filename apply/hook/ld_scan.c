@@ -11,12 +11,12 @@
 #include <unistd.h>
 
 #include "array.h"
-#include "bundle/injected_libs.h"
 #include "bundle/rootfs.h"
 #include "dir_list.h"
 #include "hook_symlinks.h"
 #include "ld_scan.h"
 #include "ldcache.h"
+#include "lib_ident.h"
 #include "macro.h"
 #include "problem.h"
 #include "strmap.h"
