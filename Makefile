@@ -71,14 +71,15 @@ ALL_CFLAGS = $(BASE_CFLAGS) $(CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(SAN_FLAGS) $(LDFLAGS)
 
 SCHEMA_SRC := $(sort $(wildcard schema/*.c))
-# apply/ is four rooms and the programs over them, calls going one way (docs/design.md):
-# runtime -> nvidia -> libcdi -> schema, bundle -> libcdi.
-APPLY_MAINS := apply/cdi-apply.c apply/cdi-runtime.c apply/legacy-hook.c
+# apply/ is five rooms and the programs over them, calls going one way (docs/design.md):
+# runtime -> nvidia -> libcdi -> schema, bundle -> libcdi, hook -> bundle + nvidia.
+APPLY_MAINS := apply/cdi-apply.c apply/cdi-runtime.c apply/legacy-hook.c apply/nvidia-cdi-hook.c
 LIBCDI_SRC := $(sort $(wildcard apply/libcdi/*.c))
 NVIDIA_SRC := $(sort $(wildcard apply/nvidia/*.c))
 BUNDLE_SRC := $(sort $(wildcard apply/bundle/*.c))
 RUNTIME_SRC := $(sort $(wildcard apply/runtime/*.c))
-APPLY_SRC := $(LIBCDI_SRC) $(NVIDIA_SRC) $(BUNDLE_SRC) $(RUNTIME_SRC)
+HOOK_SRC := $(sort $(wildcard apply/hook/*.c))
+APPLY_SRC := $(LIBCDI_SRC) $(NVIDIA_SRC) $(BUNDLE_SRC) $(RUNTIME_SRC) $(HOOK_SRC)
 GEN_MAINS := generate/cdi-generate.c
 GEN_SRC := $(filter-out $(GEN_MAINS),$(sort $(wildcard generate/*.c generate/*/*.c)))
 TEST_SRC := $(sort $(wildcard tests/unit/test-*.c))
@@ -90,6 +91,7 @@ LIBCDI_OBJ := $(call obj,$(LIBCDI_SRC))
 NVIDIA_OBJ := $(call obj,$(NVIDIA_SRC))
 BUNDLE_OBJ := $(call obj,$(BUNDLE_SRC))
 RUNTIME_OBJ := $(call obj,$(RUNTIME_SRC))
+HOOK_OBJ := $(call obj,$(HOOK_SRC))
 GEN_OBJ := $(call obj,$(GEN_SRC))
 TESTLIB_OBJ := $(call obj,$(TESTLIB_SRC))
 TESTS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(TEST_SRC))
@@ -101,9 +103,12 @@ PROGRAMS := $(B)/cdi-apply $(if $(wildcard apply/cdi-runtime.c),$(B)/cdi-runtime
 # Not a command for users: mk/install.mk puts it in $(libexecdir)/cdikit, for dockerd's PATH
 # (docs/runtime.md).
 LEGACY_HOOK := $(B)/nvidia-container-runtime-hook
+# NVIDIA's nvidia-cdi-hook commands for specs nvidia-ctk wrote (docs/engines.md): installed in
+# $(libexecdir)/cdikit too, never in bindir, where NVIDIA's package puts its own.
+CDI_HOOK := $(B)/nvidia-cdi-hook
 SHLIB := $(B)/libcdi.so.$(VERSION)
 
-all: $(PROGRAMS) $(LEGACY_HOOK) $(B)/libcdi.a $(SHLIB) $(B)/libcdi.so $(B)/libcdi.pc
+all: $(PROGRAMS) $(LEGACY_HOOK) $(CDI_HOOK) $(B)/libcdi.a $(SHLIB) $(B)/libcdi.so $(B)/libcdi.pc
 .PHONY: all
 
 $(B)/obj/%.o: %.c
@@ -117,6 +122,7 @@ $(B)/libcdi-core.a: $(LIBCDI_OBJ)
 $(B)/libcdi-nvidia.a: $(NVIDIA_OBJ)
 $(B)/libcdi-bundle.a: $(BUNDLE_OBJ)
 $(B)/libcdi-runtime.a: $(RUNTIME_OBJ)
+$(B)/libcdi-hook.a: $(HOOK_OBJ)
 $(B)/libcdi-gen.a: $(GEN_OBJ)
 $(B)/libcdi-testlib.a: $(TESTLIB_OBJ)
 # libcdi is the CDI library and only that: schema/ and apply/libcdi/, nothing of NVIDIA's.
@@ -160,6 +166,10 @@ $(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(APPLY_ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LINK)
 $(LEGACY_HOOK): $(call obj,apply/legacy-hook.c) $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
+# Runs up to five times at every container start: linked as cdi-runtime is (static).
+$(CDI_HOOK): $(call obj,apply/nvidia-cdi-hook.c) $(B)/libcdi-hook.a $(B)/libcdi-bundle.a \
+		$(B)/libcdi-nvidia.a $(B)/libcdi-core.a $(B)/libcdi-schema.a
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LINK)
 $(B)/cdi-generate: $(call obj,generate/cdi-generate.c) $(B)/libcdi-gen.a $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS) $(GEN_LIBS)
 
@@ -171,6 +181,7 @@ room_archives.nvidia := $(B)/libcdi-nvidia.a $(B)/libcdi-core.a
 room_archives.bundle := $(B)/libcdi-bundle.a $(B)/libcdi-core.a
 room_archives.runtime := $(B)/libcdi-runtime.a $(B)/libcdi-bundle.a $(B)/libcdi-nvidia.a $(B)/libcdi-core.a
 room_archives.gen := $(B)/libcdi-gen.a
+room_archives.hook := $(B)/libcdi-hook.a $(B)/libcdi-bundle.a $(B)/libcdi-nvidia.a $(B)/libcdi-core.a
 test_archives = $(B)/libcdi-testlib.a $(room_archives.$(firstword $(subst -, ,$(1)))) \
 	$(B)/libcdi-schema.a
 test_libs = $(if $(filter gen-%,$(1)),$(GEN_LIBS))
@@ -205,6 +216,7 @@ bench: all $(FIXTURES)
 	B=$(B) tests/bench/runtime || { [ $$? -eq 77 ] || rc=1; }; \
 	B=$(B) tests/bench/container-start || { [ $$? -eq 77 ] || rc=1; }; \
 	B=$(B) tests/bench/spec-refresh || { [ $$? -eq 77 ] || rc=1; }; \
+	B=$(B) tests/bench/hooks || { [ $$? -eq 77 ] || rc=1; }; \
 	exit $$rc
 .PHONY: bench
 

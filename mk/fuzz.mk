@@ -59,7 +59,7 @@ $(call obj,$(FUZZ_SRC)): ALL_CFLAGS += $(FUZZ_INCLUDES)
 .SECONDARY: $(call obj,$(FUZZ_SRC))
 
 $(B)/tests/fuzz/replay-%: $(call obj,tests/fuzz/fuzz-%.c tests/fuzz/lib.c tests/fuzz/replay.c) \
-		$(B)/libcdi-gen.a $(APPLY_ARCHIVES)
+		$(B)/libcdi-gen.a $(B)/libcdi-hook.a $(APPLY_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIB_LIBS) $(GEN_LIBS)
 

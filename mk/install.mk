@@ -18,15 +18,17 @@ udevrulesdir ?= $(or $(addsuffix /rules.d,$(call pkg,--variable=udevdir,udev)),$
 
 SCDOC ?= scdoc
 # A man page per program that is built (cdi-runtime may not be), one scdoc source each.
-MAN_NAMES := cdi-generate.8 cdi-apply.1 libcdi.3 $(if $(filter %/cdi-runtime,$(PROGRAMS)),cdi-runtime.8)
+MAN_NAMES := cdi-generate.8 cdi-apply.1 libcdi.3 nvidia-cdi-hook.8 \
+	$(if $(filter %/cdi-runtime,$(PROGRAMS)),cdi-runtime.8)
 MANPAGES := $(addprefix $(B)/man/,$(MAN_NAMES))
 UNITS := $(patsubst deploy/systemd/%.in,$(B)/deploy/systemd/%,$(wildcard deploy/systemd/*.in))
 UDEV_RULES := deploy/systemd/70-cdikit.rules
 PRESETS := deploy/systemd/90-cdikit.preset
 # Installed once and then the administrator's: never overwritten, removed only unchanged.
 CONFIGS := deploy/config/runtime.conf deploy/systemd/refresh.env
-# Another program may add it; installed where Docker's PATH can be pointed at, not in bindir.
-HOOK := $(B)/nvidia-container-runtime-hook
+# Installed where Docker's PATH can be pointed at, not in bindir (where NVIDIA's package puts
+# programs of the same names): the legacy hook marker and nvidia-cdi-hook.
+HOOKS := $(B)/nvidia-container-runtime-hook $(B)/nvidia-cdi-hook
 
 man: $(MANPAGES)
 units: $(UNITS)
@@ -63,10 +65,8 @@ install-data: all $(MANPAGES) $(UNITS)
 		t=$(DESTDIR)$(pkgsysconfdir)/$${f##*/}; \
 		[ -e "$$t" ] || $(INSTALL) -m 0644 "$$f" "$$t" || exit; \
 	done
-	if [ -e $(HOOK) ]; then \
-		$(INSTALL) -d $(DESTDIR)$(pkglibexecdir) && \
-		$(INSTALL) -m 0755 $(HOOK) $(DESTDIR)$(pkglibexecdir)/; \
-	fi
+	$(INSTALL) -d $(DESTDIR)$(pkglibexecdir)
+	$(INSTALL) -m 0755 $(HOOKS) $(DESTDIR)$(pkglibexecdir)/
 .PHONY: install-data
 
 uninstall-data:
@@ -74,7 +74,7 @@ uninstall-data:
 		$(addprefix $(DESTDIR)$(systemdsystemunitdir)/,$(notdir $(UNITS))) \
 		$(addprefix $(DESTDIR)$(systemdsystempresetdir)/,$(notdir $(PRESETS))) \
 		$(addprefix $(DESTDIR)$(udevrulesdir)/,$(notdir $(UDEV_RULES))) \
-		$(DESTDIR)$(pkglibexecdir)/$(notdir $(HOOK))
+		$(addprefix $(DESTDIR)$(pkglibexecdir)/,$(notdir $(HOOKS)))
 	for f in $(CONFIGS); do \
 		t=$(DESTDIR)$(pkgsysconfdir)/$${f##*/}; \
 		if cmp -s "$$f" "$$t"; then rm -f "$$t"; \

@@ -115,9 +115,13 @@ static void phdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 	}
 }
 
+/* One section header's fields, whatever the class and byte order; name and align may be NULL. */
 static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint64_t *offset,
-		     uint64_t *size, uint32_t *link)
+		     uint64_t *size, uint32_t *link, uint32_t *name, uint64_t *align)
 {
+	uint32_t n;
+	uint64_t a;
+
 	if (r->is64) {
 		Elf64_Shdr sh;
 
@@ -126,6 +130,8 @@ static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u64(r, sh.sh_offset);
 		*size = u64(r, sh.sh_size);
 		*link = u32(r, sh.sh_link);
+		n = u32(r, sh.sh_name);
+		a = u64(r, sh.sh_addralign);
 	} else {
 		Elf32_Shdr sh;
 
@@ -134,7 +140,13 @@ static void shdr_get(const struct reader *r, const char *p, uint32_t *type, uint
 		*offset = u32(r, sh.sh_offset);
 		*size = u32(r, sh.sh_size);
 		*link = u32(r, sh.sh_link);
+		n = u32(r, sh.sh_name);
+		a = u32(r, sh.sh_addralign);
 	}
+	if (name)
+		*name = n;
+	if (align)
+		*align = a;
 }
 
 /* Read a table of n entries of entsize bytes (at least min_entsize) at off. */
@@ -223,7 +235,7 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 		uint32_t type, link, stype, slink;
 		uint64_t offset, size;
 
-		shdr_get(r, tab + (size_t)i * shentsize, &type, &offset, &size, &link);
+		shdr_get(r, tab + (size_t)i * shentsize, &type, &offset, &size, &link, NULL, NULL);
 		if (type != SHT_DYNAMIC)
 			continue;
 		if (link == 0 || link >= shnum)
@@ -233,7 +245,7 @@ static int locate_by_sections(const struct reader *r, uint64_t shoff, uint16_t s
 		loc->dyn_off = offset;
 		loc->dyn_size = size;
 		shdr_get(r, tab + (size_t)link * shentsize, &stype, &loc->str_off, &loc->str_size,
-			 &slink);
+			 &slink, NULL, NULL);
 		if (stype != SHT_STRTAB)
 			return cdi_fail(
 				r->err, -EINVAL,
@@ -445,89 +457,115 @@ void elf_info_clear(struct elf_info *info)
 	*info = (struct elf_info){ 0 };
 }
 
-int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
-		struct cdi_error *err)
-{
-	struct reader r = { .fd = fd, .path = path ? path : "ELF file", .err = err };
-	struct elf_info info = { 0 };
-	_cleanup_free_ struct load_seg *loads = NULL;
-	unsigned char ident[EI_NIDENT];
-	struct dyn_loc loc = { 0 };
+/* What the ELF header says, whatever the class and byte order. */
+struct elf_head {
+	unsigned char elf_class, data;
+	uint16_t type, machine;
 	uint64_t phoff, shoff;
-	uint16_t phnum, phentsize, shnum, shentsize;
-	size_t n_loads = 0;
+	uint16_t phnum, phentsize, shnum, shentsize, shstrndx;
+};
+
+/* Check fd is a regular ELF file and read its header into h; r is set up for reading it. */
+static int reader_open(struct reader *r, int fd, const char *path, struct elf_head *h,
+		       struct cdi_error *err)
+{
+	unsigned char ident[EI_NIDENT];
 	struct stat st;
 	int e;
 
+	*r = (struct reader){ .fd = fd, .path = path ? path : "ELF file", .err = err };
 	if (fstat(fd, &st) < 0) {
 		e = negative_errno();
-		return cdi_fail(err, e, "%s: cannot stat: %s", r.path, strerror(-e));
+		return cdi_fail(err, e, "%s: cannot stat: %s", r->path, strerror(-e));
 	}
 	if (!S_ISREG(st.st_mode))
-		return cdi_fail(err, -EINVAL, "%s: not a regular file", r.path);
-	r.size = (uint64_t)st.st_size;
+		return cdi_fail(err, -EINVAL, "%s: not a regular file", r->path);
+	r->size = (uint64_t)st.st_size;
 
-	if (r.size < EI_NIDENT)
-		return cdi_fail(err, -EINVAL, "%s: not an ELF file (%llu bytes)", r.path,
-				(unsigned long long)r.size);
-	e = read_at(&r, 0, r.size < HEAD_SIZE ? (size_t)r.size : HEAD_SIZE, r.head, "ELF headers");
+	if (r->size < EI_NIDENT)
+		return cdi_fail(err, -EINVAL, "%s: not an ELF file (%llu bytes)", r->path,
+				(unsigned long long)r->size);
+	e = read_at(r, 0, r->size < HEAD_SIZE ? (size_t)r->size : HEAD_SIZE, r->head,
+		    "ELF headers");
 	if (e < 0)
 		return e;
-	r.head_len = r.size < HEAD_SIZE ? (size_t)r.size : HEAD_SIZE;
-	e = read_at(&r, 0, EI_NIDENT, ident, "ELF identification");
+	r->head_len = r->size < HEAD_SIZE ? (size_t)r->size : HEAD_SIZE;
+	e = read_at(r, 0, EI_NIDENT, ident, "ELF identification");
 	if (e < 0)
 		return e;
 	if (memcmp(ident, ELFMAG, SELFMAG) != 0)
-		return cdi_fail(err, -EINVAL, "%s: not an ELF file (bad magic)", r.path);
+		return cdi_fail(err, -EINVAL, "%s: not an ELF file (bad magic)", r->path);
 	if (ident[EI_CLASS] != ELFCLASS32 && ident[EI_CLASS] != ELFCLASS64)
-		return cdi_fail(err, -EINVAL, "%s: unknown ELF class %u", r.path, ident[EI_CLASS]);
+		return cdi_fail(err, -EINVAL, "%s: unknown ELF class %u", r->path, ident[EI_CLASS]);
 	if (ident[EI_DATA] != ELFDATA2LSB && ident[EI_DATA] != ELFDATA2MSB)
-		return cdi_fail(err, -EINVAL, "%s: unknown ELF byte order %u", r.path,
+		return cdi_fail(err, -EINVAL, "%s: unknown ELF byte order %u", r->path,
 				ident[EI_DATA]);
-	r.is64 = ident[EI_CLASS] == ELFCLASS64;
+	r->is64 = ident[EI_CLASS] == ELFCLASS64;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	r.swap = ident[EI_DATA] == ELFDATA2MSB;
+	r->swap = ident[EI_DATA] == ELFDATA2MSB;
 #else
-	r.swap = ident[EI_DATA] == ELFDATA2LSB;
+	r->swap = ident[EI_DATA] == ELFDATA2LSB;
 #endif
-	info.elf_class = ident[EI_CLASS];
-	info.data = ident[EI_DATA];
+	*h = (struct elf_head){ .elf_class = ident[EI_CLASS], .data = ident[EI_DATA] };
 
-	if (r.is64) {
+	if (r->is64) {
 		Elf64_Ehdr eh;
 
-		e = read_at(&r, 0, sizeof(eh), &eh, "ELF header");
+		e = read_at(r, 0, sizeof(eh), &eh, "ELF header");
 		if (e < 0)
 			return e;
-		info.type = u16(&r, eh.e_type);
-		info.machine = u16(&r, eh.e_machine);
-		phoff = u64(&r, eh.e_phoff);
-		shoff = u64(&r, eh.e_shoff);
-		phnum = u16(&r, eh.e_phnum);
-		phentsize = u16(&r, eh.e_phentsize);
-		shnum = u16(&r, eh.e_shnum);
-		shentsize = u16(&r, eh.e_shentsize);
+		h->type = u16(r, eh.e_type);
+		h->machine = u16(r, eh.e_machine);
+		h->phoff = u64(r, eh.e_phoff);
+		h->shoff = u64(r, eh.e_shoff);
+		h->phnum = u16(r, eh.e_phnum);
+		h->phentsize = u16(r, eh.e_phentsize);
+		h->shnum = u16(r, eh.e_shnum);
+		h->shentsize = u16(r, eh.e_shentsize);
+		h->shstrndx = u16(r, eh.e_shstrndx);
 	} else {
 		Elf32_Ehdr eh;
 
-		e = read_at(&r, 0, sizeof(eh), &eh, "ELF header");
+		e = read_at(r, 0, sizeof(eh), &eh, "ELF header");
 		if (e < 0)
 			return e;
-		info.type = u16(&r, eh.e_type);
-		info.machine = u16(&r, eh.e_machine);
-		phoff = u32(&r, eh.e_phoff);
-		shoff = u32(&r, eh.e_shoff);
-		phnum = u16(&r, eh.e_phnum);
-		phentsize = u16(&r, eh.e_phentsize);
-		shnum = u16(&r, eh.e_shnum);
-		shentsize = u16(&r, eh.e_shentsize);
+		h->type = u16(r, eh.e_type);
+		h->machine = u16(r, eh.e_machine);
+		h->phoff = u32(r, eh.e_phoff);
+		h->shoff = u32(r, eh.e_shoff);
+		h->phnum = u16(r, eh.e_phnum);
+		h->phentsize = u16(r, eh.e_phentsize);
+		h->shnum = u16(r, eh.e_shnum);
+		h->shentsize = u16(r, eh.e_shentsize);
+		h->shstrndx = u16(r, eh.e_shstrndx);
 	}
+	return 0;
+}
 
-	e = locate_by_segments(&r, phoff, phnum, phentsize, &loc, &loads, &n_loads);
+int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
+		struct cdi_error *err)
+{
+	struct reader r;
+	struct elf_head h;
+	struct elf_info info = { 0 };
+	_cleanup_free_ struct load_seg *loads = NULL;
+	struct dyn_loc loc = { 0 };
+	size_t n_loads = 0;
+	int e;
+
+	e = reader_open(&r, fd, path, &h, err);
+	if (e < 0)
+		return e;
+	info.elf_class = h.elf_class;
+	info.data = h.data;
+	info.type = h.type;
+	info.machine = h.machine;
+
+	e = locate_by_segments(&r, h.phoff, h.phnum, h.phentsize, &loc, &loads, &n_loads);
 	if (e == 1)
 		loc.str_is_addr = true;
 	else if (e == 0)
-		e = locate_by_sections(&r, shoff, shnum, shentsize, &loc);
+		e = locate_by_sections(&r, h.shoff, h.shnum, h.shentsize, &loc);
 	if (e == 1)
 		e = read_dynamic(&r, &loc, loads, n_loads, flags, &info);
 	if (e < 0) {
@@ -535,6 +573,69 @@ int elf_read_fd(int fd, const char *path, unsigned flags, struct elf_info *ret,
 		return e;
 	}
 	*ret = info;
+	return 0;
+}
+
+int elf_read_section(int fd, const char *path, const char *name, uint32_t sh_type, size_t max,
+		     struct elf_section *ret, struct cdi_error *err)
+{
+	struct reader r;
+	struct elf_head h;
+	_cleanup_free_ char *tab = NULL, *names = NULL;
+	size_t min, want = strlen(name) + 1;
+	uint32_t type, link, name_off;
+	uint64_t offset, size, align, str_off, str_size;
+	int e;
+
+	e = reader_open(&r, fd, path, &h, err);
+	if (e < 0)
+		return e;
+	if (h.shnum == 0 || h.shoff == 0)
+		return 0;
+	if (h.shstrndx >= h.shnum)
+		return cdi_fail(err, -EINVAL, "%s: section name table %u of %u sections", r.path,
+				h.shstrndx, h.shnum);
+	min = r.is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+	e = read_table(&r, h.shoff, h.shnum, h.shentsize, min, "section headers", &tab);
+	if (e < 0)
+		return e;
+	shdr_get(&r, tab + (size_t)h.shstrndx * h.shentsize, &type, &str_off, &str_size, &link,
+		 NULL, NULL);
+	if (str_size > ELF_MAX_SECTION_NAMES)
+		return cdi_fail(err, -EINVAL, "%s: section names of %llu bytes", r.path,
+				(unsigned long long)str_size);
+	names = malloc(str_size + 1);
+	if (!names)
+		return cdi_fail(err, -ENOMEM, "%s: out of memory", r.path);
+	e = read_at(&r, str_off, (size_t)str_size, names, "section names");
+	if (e < 0)
+		return e;
+	names[str_size] = '\0';
+	for (uint16_t i = 0; i < h.shnum; i++) {
+		const char *p = tab + (size_t)i * h.shentsize;
+		_cleanup_free_ char *data = NULL;
+
+		shdr_get(&r, p, &type, &offset, &size, &link, &name_off, &align);
+		if (name_off >= str_size || str_size - name_off < want ||
+		    memcmp(names + name_off, name, want) != 0)
+			continue;
+		if (sh_type && type != sh_type)
+			continue;
+		if (size > max)
+			return cdi_fail(err, -EFBIG, "%s: section %s of %llu bytes, more than %zu",
+					r.path, name, (unsigned long long)size, max);
+		data = malloc(size ? size : 1);
+		if (!data)
+			return cdi_fail(err, -ENOMEM, "%s: out of memory", r.path);
+		e = read_at(&r, offset, (size_t)size, data, name);
+		if (e < 0)
+			return e;
+		*ret = (struct elf_section){ .data = TAKE_PTR(data),
+					     .len = (size_t)size,
+					     .align = align,
+					     .msb = h.data == ELFDATA2MSB };
+		return 1;
+	}
 	return 0;
 }
 

@@ -40,4 +40,23 @@ int elf_read_file(const char *path, unsigned flags, struct elf_info *ret, struct
 
 void elf_info_clear(struct elf_info *info);
 
+/* Cap on the section name table read to find a section by name. */
+#define ELF_MAX_SECTION_NAMES (1u << 20)
+
+/* A section's bytes as the file holds them. */
+struct elf_section {
+	char *data; /* malloc'd */
+	size_t len;
+	uint64_t align; /* sh_addralign */
+	int msb;	/* the file is big-endian (a note's header words are in the file's order) */
+};
+
+/*
+ * Read the section named name (of type sh_type, or any when 0) of the ELF file open at fd, at
+ * most max bytes: 1 with *ret filled (ret->data is the caller's), 0 when the file has no such
+ * section, or -errno with a problem naming path (bounds as for elf_read_fd).
+ */
+int elf_read_section(int fd, const char *path, const char *name, uint32_t sh_type, size_t max,
+		     struct elf_section *ret, struct cdi_error *err);
+
 #endif

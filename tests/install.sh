@@ -94,7 +94,7 @@ ok "a pkg-config consumer links libcdi.so.0 and runs"
 "$dest/usr/bin/cdi-apply" --version | grep -qF "$version" || die "installed cdi-apply"
 
 # Man pages: one per program that is installed, and the library's; each renders cleanly.
-man_pages=(man8/cdi-generate.8 man1/cdi-apply.1 man3/libcdi.3)
+man_pages=(man8/cdi-generate.8 man1/cdi-apply.1 man3/libcdi.3 man8/nvidia-cdi-hook.8)
 [ ! -e "$dest/usr/bin/cdi-runtime" ] || man_pages+=(man8/cdi-runtime.8)
 for m in "${man_pages[@]}"; do
 	f=$dest/usr/share/man/$m
@@ -126,11 +126,12 @@ grep -q "^ExecStart=.* /usr/bin/cdi-generate\$" "$dest$unitdir/cdikit-refresh.se
 ! grep -rq -e "$dest" -e '@[a-z]*@' "$dest$unitdir" || die "DESTDIR or a placeholder in the units"
 ok "units in $unitdir, preset in $presetdir, udev rule in $rulesdir"
 
-if [ -e "$build/nvidia-container-runtime-hook" ]; then
-	[ -x "$dest/usr/libexec/cdikit/nvidia-container-runtime-hook" ] ||
-		die "not installed: /usr/libexec/cdikit/nvidia-container-runtime-hook"
-	ok "nvidia-container-runtime-hook in /usr/libexec/cdikit"
-fi
+for h in nvidia-container-runtime-hook nvidia-cdi-hook; do
+	[ -x "$dest/usr/libexec/cdikit/$h" ] || die "not installed: /usr/libexec/cdikit/$h"
+	[ ! -e "$dest/usr/bin/$h" ] || die "$h installed in /usr/bin, where NVIDIA's package puts its own"
+done
+"$dest/usr/libexec/cdikit/nvidia-cdi-hook" --version | grep -qF "$version" || die "installed nvidia-cdi-hook"
+ok "nvidia-container-runtime-hook and nvidia-cdi-hook in /usr/libexec/cdikit, not /usr/bin"
 
 # The configuration: the commented defaults, then the administrator's, which neither a
 # second install nor uninstall touches.

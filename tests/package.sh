@@ -56,7 +56,8 @@ want=(/usr/bin/cdi-generate /usr/bin/cdi-apply /lib/systemd/system/cdikit-refres
 	/usr/share/man/man8/cdi-generate.8.gz /usr/share/man/man1/cdi-apply.1.gz
 	/usr/share/man/man3/libcdi.3.gz "/usr/lib/$ma/libcdi.so.$version" "/usr/lib/$ma/libcdi.a"
 	"/usr/lib/$ma/pkgconfig/libcdi.pc" /usr/include/cdi/cdi.h
-	/usr/share/doc/libcdi-dev/examples/list-devices.c)
+	/usr/share/doc/libcdi-dev/examples/list-devices.c /usr/libexec/cdikit/nvidia-cdi-hook
+	/usr/libexec/cdikit/nvidia-container-runtime-hook /usr/share/man/man8/nvidia-cdi-hook.8.gz)
 [ ! -e apply/cdi-runtime.c ] || want+=(/usr/bin/cdi-runtime /usr/share/man/man8/cdi-runtime.8.gz)
 for f in "${want[@]}"; do
 	[ -e "$root$f" ] || die "not packaged: $f"

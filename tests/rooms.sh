@@ -15,6 +15,7 @@ declare -A may=(
 	[apply/nvidia]="apply/libcdi schema"
 	[apply/bundle]="apply/libcdi schema"
 	[apply/runtime]="apply/nvidia apply/libcdi schema"
+	[apply/hook]="apply/bundle apply/nvidia apply/libcdi schema"
 	[generate/host]="schema"
 	[generate/inventory]="schema"
 	[generate/discover]="generate/host generate/inventory schema"
