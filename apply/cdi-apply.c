@@ -538,8 +538,10 @@ static int cmd_inject(const struct args *a)
 	}
 	kept_at_exit.reg = TAKE_PTR(reg);
 	kept_at_exit.oci = TAKE_PTR(oci);
-	r = bundle_config_write(&cfg, output == config ? NULL : output, out, len, BUNDLE_WRITE_SYNC,
-				&err);
+	/* With --ldcache the config is a bundle's, edited right before its container starts: as
+	 * cdi-runtime, no sync (a bundle does not outlive a crash, and a sync costs milliseconds). */
+	r = bundle_config_write(&cfg, output == config ? NULL : output, out, len,
+				a->ldcache ? 0 : BUNDLE_WRITE_SYNC, &err);
 	cli_print_problems(&err, "");
 	cdi_error_reset(&err);
 	return r < 0 ? EXIT_PROBLEM : 0;
