@@ -30,13 +30,14 @@
 #include "cli.h"
 #include "nvidia/container_env.h"
 #include "nvidia/env_inject.h"
+#include "nvidia/env_requests.h"
+#include "nvidia/mode_devices.h"
 #include "json_arena.h"
 #include "macro.h"
 #include "problem.h"
 #include "read_file.h"
 #include "strmap.h"
 #include "strv.h"
-#include "nvidia/visible_devices.h"
 
 #define PROG "cdi-apply"
 
@@ -59,8 +60,9 @@ static const char usage_text[] =
 	"                          for (all, 0,1, 0:1, GPU-/MIG- UUIDs as nvidia.com/gpu=...;\n"
 	"                          none and void ask for nothing), as its other NVIDIA_*\n"
 	"                          variables decide (requirements, driver capabilities, MIG\n"
-	"                          administration, MPS); with --from-annotations only when the\n"
-	"                          annotations name no device\n"
+	"                          administration, MPS, NVIDIA_IMEX_CHANNELS, NVIDIA_GDS/MOFED/\n"
+	"                          GDRCOPY/NVSWITCH=enabled); with --from-annotations only when\n"
+	"                          the annotations name no device\n"
 	"      --ldcache[=ROOTFS]  after injecting, give the container a linker cache that lists\n"
 	"                          the injected libraries first (and the image's newer CUDA\n"
 	"                          compat libraries before them); ROOTFS defaults to the\n"
@@ -420,13 +422,19 @@ static int request(struct requests *q, const char *name, bool always)
 
 /*
  * DEVICE arguments go as given (a repeated one is applied twice, as the reference does); the
- * devices the config asks for follow, without the ones already requested. from_ann and
- * from_env keep the names the requests borrow.
+ * devices the config asks for follow, without the ones already requested: annotations, the
+ * IMEX channels and gated modes beside a GPU list, then the GPU list (env_requests.h, with the
+ * runtime's defaults: no volume mounts, no swarm-resource, the variables trusted). from_ann
+ * and from_env keep the names the requests borrow.
  */
 static int collect_requests(const struct args *a, const json_t *oci,
 			    const struct container_env *env, const char *label, struct requests *q,
-			    char ***from_ann, char ***from_env)
+			    char ***from_ann, struct env_requests *from_env)
 {
+	static const struct env_request_options env_opts = {
+		.accept_env_unprivileged = true,
+		.none_asks_nothing = true,
+	};
 	struct cdi_error err = CDI_ERROR_INIT;
 	size_t n_ann = 0;
 	int r = 0;
@@ -443,14 +451,16 @@ static int collect_requests(const struct args *a, const json_t *oci,
 		for (char **d = *from_ann; r == 0 && d && *d; d++)
 			r = request(q, *d, false);
 	}
-	q->n_named = q->n;
 	if (r == 0 && a->from_env && n_ann == 0) {
-		r = container_env_visible_device_names(env, from_env, NULL, &err);
+		r = env_requests_read(oci, env, &env_opts, from_env, &err);
 		if (r < 0)
 			print_problems(&err, "", NULL);
-		for (char **d = *from_env; r == 0 && d && *d; d++)
-			r = request(q, *d, false);
+		for (size_t i = 0; r == 0 && i < from_env->modes.n; i++)
+			r = request(q, from_env->modes.v[i].name, false);
 	}
+	q->n_named = q->n;
+	for (char **d = from_env->gpus; r == 0 && d && *d; d++)
+		r = request(q, *d, false);
 	if (r == -ENOMEM && cdi_error_count(&err) == 0)
 		cli_error("out of memory");
 	cdi_error_reset(&err);
@@ -470,7 +480,8 @@ static struct {
 /* Resolve and merge the requests into oci, those from the env as its NVIDIA_* variables
  * decide; problems printed. */
 static int inject(const struct args *a, json_t *oci, const struct container_env *env,
-		  const struct requests *q, const char *label, cdi_registry **ret_reg)
+		  const struct requests *q, const struct mode_devices *modes, const char *label,
+		  cdi_registry **ret_reg)
 {
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
 	struct cdi_error err = CDI_ERROR_INIT;
@@ -480,7 +491,9 @@ static int inject(const struct args *a, json_t *oci, const struct container_env 
 	if (r < 0)
 		return r;
 	print_registry_warnings(reg);
-	r = env_inject(reg, oci, env, q->v, q->n, q->n_named, NULL, &err);
+	r = mode_devices_check(modes, reg, &err);
+	if (r == 0)
+		r = env_inject(reg, oci, env, q->v, q->n, q->n_named, NULL, &err);
 	if (r < 0) {
 		print_problems(&err, "", label);
 		/* Spec files that failed to load are the usual reason a device is missing. */
@@ -494,7 +507,8 @@ static int inject(const struct args *a, json_t *oci, const struct container_env 
 static int cmd_inject(const struct args *a)
 {
 	__attribute__((cleanup(registry_freep))) cdi_registry *reg = NULL;
-	_cleanup_strv_free_ char **from_ann = NULL, **from_env = NULL;
+	struct env_requests from_env __attribute__((cleanup(env_requests_done))) = { 0 };
+	_cleanup_strv_free_ char **from_ann = NULL;
 	struct requests q __attribute__((cleanup(requests_done))) = { 0 };
 	struct container_env env __attribute__((cleanup(container_env_done))) = { 0 };
 	struct bundle_config cfg __attribute__((cleanup(bundle_config_done))) = { .dir_fd = -1 };
@@ -508,7 +522,7 @@ static int cmd_inject(const struct args *a)
 	int r;
 
 	if (bundle_config_read(config, &cfg, &err) < 0 ||
-	    bundle_config_parse(&cfg, &oci, &err) < 0) {
+	    bundle_config_parse(&cfg, 0, &oci, &err) < 0) {
 		cli_print_problems(&err, "");
 		cdi_error_reset(&err);
 		return EXIT_PROBLEM;
@@ -522,7 +536,7 @@ static int cmd_inject(const struct args *a)
 		return EXIT_PROBLEM;
 	if (q.n == 0 && output == config)
 		return 0; /* nothing asked for, nothing to rewrite */
-	if (q.n > 0 && inject(a, oci, &env, &q, label, &reg) < 0)
+	if (q.n > 0 && inject(a, oci, &env, &q, &from_env.modes, label, &reg) < 0)
 		return EXIT_PROBLEM;
 	cli_info("%s: %zu CDI device%s merged", label, q.n, q.n == 1 ? "" : "s");
 

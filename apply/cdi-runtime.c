@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -30,14 +31,16 @@
 #include "nvidia/env_inject.h"
 #include "nvidia/env_trust.h"
 #include "json_arena.h"
+#include "libcdi/oci_config.h"
 #include "macro.h"
 #include "nvidia/mig_expand.h"
+#include "nvidia/mode_devices.h"
+#include "nvidia/mount_requests.h"
 #include "problem.h"
 #include "runtime/runc_cmdline.h"
 #include "runtime/runc_log.h"
 #include "runtime/runtime_config.h"
 #include "runtime/spec_refresh.h"
-#include "nvidia/visible_devices.h"
 
 static const char usage_text[] =
 	"Usage: cdi-runtime [--cdi-spec-dir DIR]... [--cdi-runtime PATH] [runc global flags] COMMAND [ARGS]\n"
@@ -45,25 +48,28 @@ static const char usage_text[] =
 	"devices the bundle's config.json asks for into it, then runs the real runtime (runc, crun)\n"
 	"with the same arguments; every other command goes to the real runtime at once.\n"
 	"\n"
-	"Devices come from the config's cdi.k8s.io/ annotations, else from NVIDIA_VISIBLE_DEVICES in\n"
-	"its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none; void or empty: no device; a\n"
-	"GPU in MIG mode gives all its MIG devices), as the other NVIDIA_* variables decide\n"
-	"(requirements, driver capabilities, MIG administration, MPS). The prestart hook Docker\n"
-	"adds for --gpus is always removed. On any problem the container is not created and\n"
-	"config.json is unchanged.\n"
+	"Devices come from the config's cdi.k8s.io/ annotations, else from its GPU list: /dev/null\n"
+	"mounts under /var/run/nvidia-container-devices (when accepted), a swarm-resource variable,\n"
+	"or NVIDIA_VISIBLE_DEVICES in its process.env (0,1 | 0:1 | GPU-/MIG- UUIDs | all | none;\n"
+	"void or empty: no device; a GPU in MIG mode gives all its MIG devices), as the other\n"
+	"NVIDIA_* variables decide (requirements, driver capabilities, MIG administration, MPS,\n"
+	"NVIDIA_IMEX_CHANNELS, NVIDIA_GDS/MOFED/GDRCOPY/NVSWITCH=enabled). The prestart hook\n"
+	"Docker adds for --gpus is always removed. On any problem the container is not created\n"
+	"and config.json is unchanged; a config that asks for nothing reaches the runtime as it is.\n"
 	"\n"
 	"  --cdi-spec-dir DIR   CDI spec directory; repeat in priority order, a later one wins\n"
 	"                       (env CDIKIT_SPEC_DIRS=DIR:DIR; default /etc/cdi, then /var/run/cdi)\n"
 	"  --cdi-runtime PATH   the low-level runtime, a name on PATH or a path (env CDIKIT_RUNTIME;\n"
 	"                       default: runc, else crun)\n"
-	"  -h, --help           show this help\n"
-	"  -v, --version        show the version, then the low-level runtime's\n"
+	"  -h, --help           show this help, then the low-level runtime's\n"
+	"  -v, --version        show the low-level runtime's version, then this one's\n"
 	"\n"
 	"Settings are also read from " RUNTIME_CONFIG_DEFAULT " (env CDIKIT_CONFIG names another\n"
 	"file): runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged,\n"
-	"mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc.\n"
-	"A flag beats the environment, which beats the file. A GPU spec that is missing, or was\n"
-	"made for another driver than the one running, is regenerated first (spec-refresh).\n"
+	"accept-nvidia-visible-devices-as-volume-mounts, swarm-resource, mps-pipe-directory,\n"
+	"host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc. A flag beats the\n"
+	"environment, which beats the file. A GPU spec that is missing, or was made for another\n"
+	"driver than the one running, is regenerated first (spec-refresh).\n"
 	"runc's global flags (--root, --log, --log-format, --debug, --systemd-cgroup, ...) are passed\n"
 	"on; with --log, problems are also written to that file in runc's format.\n";
 
@@ -170,7 +176,9 @@ static char *request_context(const struct device_requests *req)
 
 	if (req->source == DEVICE_REQUEST_ANNOTATIONS)
 		s = strdup("cdi.k8s.io annotations: ");
-	else if (asprintf(&s, "NVIDIA_VISIBLE_DEVICES=%s: ", req->visible_devices) < 0)
+	else if (req->env.from_mounts)
+		s = strdup("volume mounts under " VOLUME_MOUNTS_ROOT ": ");
+	else if (asprintf(&s, "%s=%s: ", req->env.var ? req->env.var : "", req->env.value) < 0)
 		s = NULL;
 	return s;
 }
@@ -243,6 +251,7 @@ static int inject(struct runtime *rt, json_t *oci, const struct container_env *e
 		.host_root = rt->set.host_root,
 		.mps_pipe_dir = rt->set.mps_pipe_dir,
 		.facts = &facts,
+		.asked = (const char *const *)req->env.gpus,
 	};
 	struct cdi_error err = { 0 };
 	int r;
@@ -252,10 +261,12 @@ static int inject(struct runtime *rt, json_t *oci, const struct container_env *e
 	if (r == 0)
 		refresh_spec(rt, reg, req, &facts);
 	if (r == 0)
+		r = mode_devices_check(&req->env.modes, reg, &err);
+	if (r == 0)
 		r = mig_expand(reg, req, &err);
 	if (r == 0)
 		r = env_inject(reg, oci, env, (const char *const *)req->devices, req->n,
-			       req->source == DEVICE_REQUEST_ENV ? 0 : req->n, &opts, &err);
+			       req->n_named, &opts, &err);
 	if (r < 0) {
 		/* Specs that failed to load are the usual reason a device is missing; the
 		 * line naming the device comes last, where engines look for it. */
@@ -270,20 +281,20 @@ static int inject(struct runtime *rt, json_t *oci, const struct container_env *e
 	return 0;
 }
 
-/* NVIDIA_VISIBLE_DEVICES as it counts (a legacy image's unset one is "all"), or NULL when an
- * unprivileged container's own is not trusted (runtime.conf, env_trust.h). */
-static const char *visible_devices(struct runtime *rt, const json_t *oci,
-				   const struct container_env *env, const char *label)
+/* What the container asked for by its own variables and does not get (env_trust.h). */
+static void say_ignored(struct runtime *rt, const struct device_requests *req, const char *label)
 {
-	const char *value = container_env_visible_devices(env);
-
-	if (!value || env_trust_visible_devices(oci, rt->set.accept_env_unprivileged))
-		return value;
-	say(rt, RUNTIME_LOG_INFO,
-	    "%s: NVIDIA_VISIBLE_DEVICES=%s ignored: the container is not privileged and " ENV_TRUST_SETTING
-	    " is false",
-	    label, value);
-	return NULL;
+	if (req->env.ignored)
+		say(rt, RUNTIME_LOG_INFO,
+		    "%s: %s=%s ignored: the container is not privileged and " ENV_TRUST_SETTING
+		    " is false",
+		    label, req->env.var, req->env.value);
+	if (req->env.ignored_imex)
+		say(rt, RUNTIME_LOG_INFO,
+		    "%s: " IMEX_CHANNELS_ENV
+		    "=%s ignored: the container is not privileged and " ENV_TRUST_SETTING
+		    " is false",
+		    label, req->env.ignored_imex);
 }
 
 /* create/run: the devices into the bundle's config.json. 0 also when nothing was asked. */
@@ -293,6 +304,11 @@ static int edit_bundle(struct runtime *rt)
 	struct device_requests req __attribute__((cleanup(device_requests_done))) = { 0 };
 	struct container_env env __attribute__((cleanup(container_env_done))) = { 0 };
 	const char *bundle = rt->cl.bundle ? rt->cl.bundle : ".";
+	const struct env_request_options opts = {
+		.accept_mounts = rt->set.accept_volume_mounts,
+		.accept_env_unprivileged = rt->set.accept_env_unprivileged,
+		.swarm_resource = rt->set.swarm_resource,
+	};
 	_cleanup_free_ char *label = NULL, *out = NULL;
 	_cleanup_close_ int dir_fd = -1;
 	_cleanup_json_ json_t *oci = NULL;
@@ -305,23 +321,39 @@ static int edit_bundle(struct runtime *rt)
 		say(rt, RUNTIME_LOG_ERROR, "out of memory");
 		return -ENOMEM;
 	}
+	/* No bundle or no config asks for nothing: runc says so in its own words. */
 	dir_fd = open(bundle, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0 && errno == ENOENT)
+		return 0;
 	if (dir_fd < 0) {
 		say(rt, RUNTIME_LOG_ERROR, "bundle %s: %s", bundle, strerror(errno));
 		return -errno;
 	}
 	r = bundle_config_read_at(dir_fd, "config.json", label, &cfg, &err);
-	if (r == 0)
-		r = bundle_config_parse(&cfg, &oci, &err);
+	if (r == -ENOENT) {
+		cdi_error_reset(&err);
+		return 0;
+	}
+	if (r == 0) {
+		r = bundle_config_parse(&cfg, OCI_CONFIG_GO_DECODER, &oci, &err);
+		/* Not JSON as Go reads it, so not JSON runc reads: nothing we could see asks for a
+		 * device, and runc says what is wrong with it, as it would alone. */
+		if (r == -EINVAL) {
+			say_problems(rt, RUNTIME_LOG_DEBUG, &err, "");
+			cdi_error_reset(&err);
+			return 0;
+		}
+	}
 	if (r == 0)
 		r = container_env_read(oci, &env, &err);
 	if (r == 0)
-		r = device_requests_take(oci, visible_devices(rt, oci, &env, label), &req, &err);
+		r = device_requests_take(oci, &env, &opts, &req, &err);
 	if (r < 0) {
 		say_problems(rt, RUNTIME_LOG_ERROR, &err, "");
 		cdi_error_reset(&err);
 		return r;
 	}
+	say_ignored(rt, &req, label);
 	if (req.n == 0 && req.n_legacy_hooks == 0)
 		return 0; /* nothing asked for: the config stays byte for byte */
 	if (req.n_legacy_hooks)
@@ -352,6 +384,47 @@ static int edit_bundle(struct runtime *rt)
 	    req.n == 1 ? "" : "s");
 	kept_for_exec.oci = TAKE_PTR(oci);
 	return 0;
+}
+
+/* stdout written out before another program writes to it. A failure (a full disk, a closed
+ * pipe) is said once, by the check at exit (cli.h). */
+static bool stdout_flushed(void)
+{
+	return fflush(stdout) == 0 && !ferror(stdout);
+}
+
+/*
+ * The runtime's --version, then ours: scripts and runc's own tests read its first lines
+ * ("runc version X", "commit:", "spec:"), and dockerd looks for those lines anywhere. The exit
+ * status is the runtime's, or 1 when ours cannot be written.
+ */
+static int print_versions(struct runtime *rt, const char *path, const char *name)
+{
+	char *argv[] = { (char *)name, "--version", NULL };
+	int status;
+	pid_t pid;
+
+	if (!stdout_flushed())
+		return CLI_EXIT_PROBLEM;
+	pid = fork();
+	if (pid < 0) {
+		say(rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", path, strerror(errno));
+		return CLI_EXIT_PROBLEM;
+	}
+	if (pid == 0) {
+		execv(path, argv);
+		cli_error("cannot run %s: %s", path, strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			say(rt, RUNTIME_LOG_ERROR, "waiting for %s: %s", path, strerror(errno));
+			return CLI_EXIT_PROBLEM;
+		}
+	cli_print_version(); /* a write error is caught at exit */
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
 static void runtime_done(struct runtime *rt)
@@ -389,10 +462,8 @@ int main(int argc, char **argv)
 		cdi_error_reset(&err);
 		return code;
 	}
-	if (rt.cl.help) {
-		fputs(usage_text, stdout);
-		return 0; /* stdout is checked at exit */
-	}
+	if (rt.cl.help && (fputs(usage_text, stdout) == EOF || !stdout_flushed()))
+		return CLI_EXIT_PROBLEM;
 	if (rt.cl.debug)
 		rt.level = RUNTIME_LOG_DEBUG;
 
@@ -404,25 +475,26 @@ int main(int argc, char **argv)
 					  &err) < 0) {
 		say_problems(&rt, RUNTIME_LOG_ERROR, &err, "");
 		cdi_error_reset(&err);
-		return CLI_EXIT_PROBLEM;
+		/* The usage was shown: only the runtime's own is missing. */
+		return rt.cl.help ? 0 : CLI_EXIT_PROBLEM;
 	}
 	if (!rt.cl.debug)
 		rt.level = rt.set.log_level;
 	rt.chatty = rt.cl.debug || strcmp(rt.set.log_level_from, "default") != 0;
 
-	if (rt.cl.version) {
-		char *version_argv[] = { (char *)runtime_name, "--version", NULL };
+	if (rt.cl.help) {
+		char *help_argv[] = { (char *)runtime_name, "--help", NULL };
 
-		/* Ours first, then the runtime's on the same stdout (not closed: it is theirs). */
-		cli_print_version();
-		if (fflush(stdout) != 0 || ferror(stdout)) {
-			cli_error("write error on standard output: %s", strerror(errno));
+		/* Ours above, then the runtime's on the same stdout, for callers that expect it. */
+		fputs("\nThe low-level runtime's own usage follows:\n\n", stdout);
+		if (!stdout_flushed())
 			return CLI_EXIT_PROBLEM;
-		}
-		execv(runtime_path, version_argv);
+		execv(runtime_path, help_argv);
 		say(&rt, RUNTIME_LOG_ERROR, "cannot run %s: %s", runtime_path, strerror(errno));
 		return CLI_EXIT_PROBLEM;
 	}
+	if (rt.cl.version)
+		return print_versions(&rt, runtime_path, runtime_name);
 	if (rt.cl.edit && edit_bundle(&rt) < 0)
 		return CLI_EXIT_PROBLEM;
 

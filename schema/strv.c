@@ -101,3 +101,31 @@ bool strv_contains(char *const *v, const char *s)
 			return true;
 	return false;
 }
+
+int strv_set_add(struct strv_set *s, const char *str)
+{
+	const char *copy;
+
+	if (cdi_strmap_get(&s->seen, str, strlen(str)))
+		return 0;
+	if (strv_builder_add(&s->b, str) < 0)
+		return -ENOMEM;
+	copy = s->b.v[s->b.n - 1];
+	if (cdi_strmap_put(&s->seen, copy, strlen(copy), s->b.n - 1) < 0)
+		return -ENOMEM;
+	return 1;
+}
+
+char **strv_set_steal(struct strv_set *s, size_t *ret_n)
+{
+	char **v = strv_builder_steal(&s->b, ret_n);
+
+	strv_set_clear(s);
+	return v;
+}
+
+void strv_set_clear(struct strv_set *s)
+{
+	strv_builder_clear(&s->b);
+	cdi_strmap_free(&s->seen);
+}

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strmap.h"
+
 /* qsort/bsearch comparator for an array of char * (bytewise, as Go's sort.Strings). */
 int strv_cmp(const void *a, const void *b);
 
@@ -43,6 +45,21 @@ int strv_builder_add(struct strv_builder *b, const char *s);
 /* The vector, NULL-terminated even when empty (NULL only on ENOMEM); the builder is reset. */
 char **strv_builder_steal(struct strv_builder *b, size_t *ret_n);
 void strv_builder_clear(struct strv_builder *b);
+
+/*
+ * A builder that drops repeats, the first kept (the order requests are made in). Zero-initialise;
+ * strv_set_clear() frees, strv_set_steal() hands the vector on.
+ */
+struct strv_set {
+	struct strv_builder b;
+	struct cdi_strmap seen; /* keys are the builder's strings */
+};
+
+/* Add a copy of s unless it is there: 1 added, 0 already there, -ENOMEM. */
+int strv_set_add(struct strv_set *s, const char *str);
+/* The vector as strv_builder_steal() gives it (NULL on ENOMEM); s is empty after, either way. */
+char **strv_set_steal(struct strv_set *s, size_t *ret_n);
+void strv_set_clear(struct strv_set *s);
 
 /* True when some string of v equals s. */
 bool strv_contains(char *const *v, const char *s);

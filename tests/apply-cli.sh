@@ -244,6 +244,25 @@ run "$APPLY" "${D[@]}" -c "$work/config.orig" -o - --from-env nvidia.com/gpu=0 v
 check "explicit devices first, env devices not repeated" \
 	[ "$rc" -eq 0 -a "$(jq -c '.process.env[2:]' "$work/out")" = '["GPU0=1","VENDOR_SPEC=1","DEV=b","GPU1=1"]' ]
 
+# IMEX channels and gated modes beside the GPUs, from their own specs (environment.md).
+mkdir -p "$work/modes"
+cp "$work/run/nvidia.json" "$work/modes/"
+printf '{"cdiVersion":"0.5.0","kind":"nvidia.com/imex-channel","devices":[{"name":"3","containerEdits":{"env":["IMEX3=1"]}}]}' \
+	>"$work/modes/imex.json"
+printf '{"cdiVersion":"0.5.0","kind":"nvidia.com/gds","devices":[{"name":"all","containerEdits":{"env":["GDS=1"]}}]}' \
+	>"$work/modes/gds.json"
+printf '{"process":{"env":["NVIDIA_VISIBLE_DEVICES=1","NVIDIA_IMEX_CHANNELS=3","NVIDIA_GDS=enabled","NVIDIA_MOFED=yes"]}}' \
+	>"$work/modes.json"
+run "$APPLY" --spec-dir "$work/modes" -c "$work/modes.json" -o - --from-env
+check "--from-env: IMEX channel and GDS beside the GPU" \
+	[ "$rc" -eq 0 -a "$(jq -c '.process.env[4:]' "$work/out")" = '["IMEX3=1","GDS=1","GPU1=1"]' ]
+rm "$work/modes/gds.json"
+cp "$work/modes.json" "$work/modes.orig"
+run "$APPLY" --spec-dir "$work/modes" -c "$work/modes.json" --from-env
+check "--from-env: a mode without its spec fails naming it and the command" \
+	[ "$rc" -eq 1 -a "$err" = "cdi-apply: $work/modes.json: NVIDIA_GDS=enabled: no spec of the gds mode (no nvidia.com/gds=all in $work/modes): cdi-generate --mode gds writes it" ]
+check "--from-env: the config as it was" cmp -s "$work/modes.json" "$work/modes.orig"
+
 printf '{"process":{"env":["NVIDIA_VISIBLE_DEVICES=void"]}}' >"$work/void.json"
 cp "$work/void.json" "$work/void.orig"
 run "$APPLY" "${D[@]}" -c "$work/void.json" --from-env

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every program speaks the same way: --help on stdout with exit 0, --version as
-# "NAME (cdikit) X.Y.Z", usage errors with exit 2 and a hint, and a failed write to
+# "NAME (cdikit) X.Y.Z" (cdi-runtime's last line, after its runtime's), usage errors with exit 2 and a hint, and a failed write to
 # stdout (a full device) is an error, not a silent success.
 # The programs checked are those named in tests/cli-habits.list (one a line): a program
 # joins the list when it has taken up the habits (schema/cli.h).
@@ -19,7 +19,8 @@ while read -r p; do
 	out=$("$B/$p" --help 2>/dev/null) || die "$p --help exits $?"
 	[ -n "$out" ] || die "$p --help prints nothing on stdout"
 	"$B/$p" --help >/dev/full 2>/dev/null && die "$p --help >/dev/full exits 0"
-	v=$("$B/$p" --version 2>/dev/null | head -1)
+	# cdi-runtime prints its low-level runtime's version first, whose lines callers read.
+	v=$("$B/$p" --version 2>/dev/null | if [ "$p" = cdi-runtime ]; then tail -1; else head -1; fi)
 	[ "$v" = "$p (cdikit) $version" ] || die "$p --version says '$v'"
 	"$B/$p" --version >/dev/full 2>/dev/null && die "$p --version >/dev/full exits 0"
 	err=$("$B/$p" --no-such-option 2>&1 >/dev/null)

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Run inside a container by the GPU end-to-end suites: reports which driver libraries load and
- * which device nodes exist, with their numbers. With --wait first it then waits for a signal,
+ * which device nodes exist, with their numbers (an argument env:NAME reports that variable's
+ * value instead, byte for byte). With --wait first it then waits for a signal,
  * so a suite can exercise runc's start, state and kill on a live container.
  */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -40,8 +42,15 @@ int main(int argc, char **argv)
 
 	lib("libcuda.so.1", NULL);
 	lib("libnvidia-ml.so.1", "nvmlInit_v2");
-	for (i += wait; i < argc; i++)
+	for (i += wait; i < argc; i++) {
+		if (strncmp(argv[i], "env:", 4) == 0) {
+			const char *v = getenv(argv[i] + 4);
+
+			printf("env %s%s%s\n", argv[i] + 4, v ? "=" : " unset", v ? v : "");
+			continue;
+		}
 		node(argv[i]);
+	}
 	printf("probe done\n");
 	fflush(stdout);
 	if (wait)

@@ -112,9 +112,10 @@ int bundle_config_read(const char *path, struct bundle_config *ret, struct cdi_e
 	return bundle_config_read_at(dir_fd, base, path, ret, err);
 }
 
-int bundle_config_parse(const struct bundle_config *c, json_t **ret, struct cdi_error *err)
+int bundle_config_parse(const struct bundle_config *c, unsigned flags, json_t **ret,
+			struct cdi_error *err)
 {
-	return oci_config_parse(c->label, c->buf, c->len, ret, err);
+	return oci_config_parse_flags(c->label, c->buf, c->len, flags, ret, err);
 }
 
 struct config_layout config_layout_detect(const char *buf, size_t len)

@@ -56,10 +56,11 @@ int bundle_config_read_at(int dir_fd, const char *name, const char *label,
 void bundle_config_done(struct bundle_config *c);
 
 /*
- * c's text as a JSON object through oci_config_parse() (numbers written back as they were
- * written), or a problem naming c's label, line and column.
+ * c's text as a JSON object through oci_config_parse_flags() (numbers written back as they were
+ * written; flags OCI_CONFIG_*), or a problem naming c's label, line and column.
  */
-int bundle_config_parse(const struct bundle_config *c, json_t **ret, struct cdi_error *err);
+int bundle_config_parse(const struct bundle_config *c, unsigned flags, json_t **ret,
+			struct cdi_error *err);
 
 struct config_layout config_layout_detect(const char *buf, size_t len);
 

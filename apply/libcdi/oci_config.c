@@ -30,7 +30,11 @@ struct parser {
 	struct cdi_error *err;
 	char *scratch; /* decoded strings with escapes */
 	size_t scratch_size;
+	bool go; /* OCI_CONFIG_GO_DECODER: encoding/json's leniency */
 };
+
+/* What encoding/json writes for a byte that is not UTF-8 and for a lone surrogate escape. */
+#define REPLACEMENT_CHAR 0xfffdu
 
 _printf_(3, 4) static int fail_at(struct parser *ps, const char *at, const char *fmt, ...)
 {
@@ -116,17 +120,39 @@ static int unescape(struct parser *ps, char *out)
 	if (*ps->p != 'u' || ps->end - ps->p < 5 || hex4(ps->p + 1, &cp) < 0)
 		return fail_at(ps, at, "invalid escape"), -1;
 	ps->p += 5;
-	if (cp >= 0xdc00 && cp <= 0xdfff)
+	if (cp >= 0xdc00 && cp <= 0xdfff) {
+		if (ps->go)
+			return (int)utf8_put(out, REPLACEMENT_CHAR);
 		return fail_at(ps, at, "invalid Unicode escape (a lone low surrogate)"), -1;
+	}
 	if (cp >= 0xd800 && cp <= 0xdbff) {
 		if (ps->end - ps->p < 6 || ps->p[0] != '\\' || ps->p[1] != 'u' ||
-		    hex4(ps->p + 2, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff)
+		    hex4(ps->p + 2, &lo) < 0 || lo < 0xdc00 || lo > 0xdfff) {
+			/* Go writes U+FFFD and reads what follows as if alone. */
+			if (ps->go)
+				return (int)utf8_put(out, REPLACEMENT_CHAR);
 			return fail_at(ps, at, "invalid Unicode escape (a lone high surrogate)"),
 			       -1;
+		}
 		ps->p += 6;
 		cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
 	}
 	return (int)utf8_put(out, cp);
+}
+
+/* Go's rule for bytes that are not UTF-8: each becomes U+FFFD (utf8.DecodeRune's width 1). */
+static size_t copy_go_utf8(struct parser *ps, char *out)
+{
+	uint32_t cp;
+	size_t n = utf8_decode((const unsigned char *)ps->p, (size_t)(ps->end - ps->p), &cp);
+
+	if (n == 0) {
+		ps->p++;
+		return utf8_put(out, REPLACEMENT_CHAR);
+	}
+	memcpy(out, ps->p, n);
+	ps->p += n;
+	return n;
 }
 
 /*
@@ -136,29 +162,35 @@ static int unescape(struct parser *ps, char *out)
 static int parse_string(struct parser *ps, const char **ret, size_t *ret_len)
 {
 	const char *s = ++ps->p, *q;
-	size_t o = 0;
+	size_t o = 0, need;
 
 	/* The common case: no escape, so the text is the input's bytes. */
 	for (q = s; q < ps->end && *q != '"' && *q != '\\' && (unsigned char)*q >= 0x20; q++)
 		;
 	if (q < ps->end && *q == '"') {
-		if (!utf8_valid(s, (size_t)(q - s)))
+		bool valid = utf8_valid(s, (size_t)(q - s));
+
+		if (!valid && !ps->go)
 			return fail_at(ps, s - 1, "string is not valid UTF-8");
-		ps->p = q + 1;
-		*ret = s;
-		*ret_len = (size_t)(q - s);
-		return 0;
+		if (valid) {
+			ps->p = q + 1;
+			*ret = s;
+			*ret_len = (size_t)(q - s);
+			return 0;
+		}
 	}
-	/* Escapes shrink the text, so its length bounds the decoded one. */
+	/* Escapes shrink the text, so its length bounds the decoded one; Go's U+FFFD for a
+	 * byte that is not UTF-8 takes three. */
 	for (q = s; q < ps->end && *q != '"'; q += *q == '\\' && q + 1 < ps->end ? 2 : 1)
 		;
-	if ((size_t)(q - s) + 1 > ps->scratch_size) {
-		char *grown = realloc(ps->scratch, (size_t)(q - s) + 1);
+	need = (size_t)(q - s) * (ps->go ? 3 : 1) + 1;
+	if (need > ps->scratch_size) {
+		char *grown = realloc(ps->scratch, need);
 
 		if (!grown)
 			return oom(ps);
 		ps->scratch = grown;
-		ps->scratch_size = (size_t)(q - s) + 1;
+		ps->scratch_size = need;
 	}
 	while (ps->p < ps->end && *ps->p != '"') {
 		unsigned char c = (unsigned char)*ps->p;
@@ -166,6 +198,10 @@ static int parse_string(struct parser *ps, const char **ret, size_t *ret_len)
 
 		if (c < 0x20)
 			return fail_at(ps, ps->p, "control character 0x%02x in a string", c);
+		if (c >= 0x80 && ps->go) {
+			o += copy_go_utf8(ps, ps->scratch + o);
+			continue;
+		}
 		if (c != '\\') {
 			ps->scratch[o++] = *ps->p++;
 			continue;
@@ -297,6 +333,58 @@ static int parse_element(struct parser *ps, json_t *array)
 	return json_array_append_new(array, v) < 0 ? oom(ps) : 0;
 }
 
+/* The fields of the runtime-spec structs (specs-go/config.go) that hold a struct, not a
+ * pointer to one: a null does not reset them. */
+static bool struct_field(const char *key, size_t len)
+{
+	static const char *const names[] = { "user", "hypervisor", "kernel", "image" };
+
+	for (size_t i = 0; i < ELEMENTSOF(names); i++)
+		if (strlen(names[i]) == len && memcmp(names[i], key, len) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A key repeated in an object, as encoding/json decodes it into the field the first value
+ * filled: an object goes into the struct or map the first one made, so the two merge; a null
+ * resets a pointer, slice or map, and leaves a string, number, bool or struct as it was. Any
+ * other value replaces the first (true: merge v into old; a null v merges as nothing).
+ */
+static bool go_keeps_first(const json_t *old, const json_t *v, const char *key, size_t len)
+{
+	if (!old)
+		return false;
+	if (json_is_object(old) && json_is_object(v))
+		return true;
+	if (!json_is_null(v))
+		return false;
+	return json_is_string(old) || json_is_number(old) || json_is_boolean(old) ||
+	       (json_is_object(old) && struct_field(key, len));
+}
+
+/* other's members into obj the same way (encoding/json decoding into an existing struct or
+ * map). Depth is bounded by the parser's. */
+static int merge_objects(json_t *obj, json_t *other)
+{
+	if (!json_is_object(other))
+		return 0; /* a null that leaves the first value as it was */
+	for (void *it = json_object_iter(other); it; it = json_object_iter_next(other, it)) {
+		const char *key = json_object_iter_key(it);
+		size_t len = json_object_iter_key_len(it);
+		json_t *v = json_object_iter_value(it), *cur = json_object_getn(obj, key, len);
+		int r;
+
+		if (go_keeps_first(cur, v, key, len))
+			r = merge_objects(cur, v);
+		else
+			r = json_object_setn_nocheck(obj, key, len, v);
+		if (r < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int parse_member(struct parser *ps, json_t *obj)
 {
 	_cleanup_free_ char *key = NULL;
@@ -329,7 +417,12 @@ static int parse_member(struct parser *ps, json_t *obj)
 		json_decref(v);
 		return fail_at(ps, at, "the key \"%s\" is reserved", JSON_DUMP_NUMBER_TEXT);
 	}
-	/* Keys are UTF-8 already; a repeated key replaces the value in its first place. */
+	if (ps->go && go_keeps_first(json_object_getn(obj, key, len), v, key, len)) {
+		r = merge_objects(json_object_getn(obj, key, len), v);
+		json_decref(v);
+		return r < 0 ? oom(ps) : 0;
+	}
+	/* Keys are UTF-8 already. */
 	if (json_object_setn_new_nocheck(obj, key, len, v) < 0)
 		return oom(ps);
 	return 0;
@@ -417,10 +510,15 @@ static int parse_value(struct parser *ps, json_t **ret)
 	}
 }
 
-int oci_config_parse(const char *name, const char *buf, size_t len, json_t **ret,
-		     struct cdi_error *err)
+int oci_config_parse_flags(const char *name, const char *buf, size_t len, unsigned flags,
+			   json_t **ret, struct cdi_error *err)
 {
-	struct parser ps = { .name = name, .start = buf, .p = buf, .end = buf + len, .err = err };
+	struct parser ps = { .name = name,
+			     .start = buf,
+			     .p = buf,
+			     .end = buf + len,
+			     .err = err,
+			     .go = flags & OCI_CONFIG_GO_DECODER };
 	_cleanup_json_ json_t *root = NULL;
 	char what[16];
 	int r;
@@ -430,7 +528,8 @@ int oci_config_parse(const char *name, const char *buf, size_t len, json_t **ret
 		r = fail_at(&ps, ps.p, "an OCI runtime spec is a JSON object");
 	else
 		r = parse_value(&ps, &root);
-	if (r >= 0) {
+	/* json.Decoder.Decode reads the first value and never looks further. */
+	if (r >= 0 && !ps.go) {
 		skip_blank(&ps);
 		if (ps.p < ps.end)
 			r = fail_at(&ps, ps.p, "end of file expected, found %s", found(&ps, what));
@@ -444,4 +543,10 @@ int oci_config_parse(const char *name, const char *buf, size_t len, json_t **ret
 		return r;
 	*ret = TAKE_PTR(root);
 	return 0;
+}
+
+int oci_config_parse(const char *name, const char *buf, size_t len, json_t **ret,
+		     struct cdi_error *err)
+{
+	return oci_config_parse_flags(name, buf, len, 0, ret, err);
 }

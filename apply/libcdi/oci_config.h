@@ -27,4 +27,22 @@
 int oci_config_parse(const char *name, const char *buf, size_t len, json_t **ret,
 		     struct cdi_error *err);
 
+enum {
+	/*
+	 * Read the text as runc reads config.json, with Go's json.Decoder.Decode into the spec's
+	 * structs: the first JSON value only (what follows is never looked at); a byte of a string
+	 * that is not UTF-8 becomes U+FFFD, one per byte; a \u escape of a lone surrogate becomes
+	 * U+FFFD; a key repeated with an object value both times merges the two objects (Go decodes
+	 * the second into the struct or map the first made), members merged the same way, and a
+	 * repeated null leaves a string, number, bool or struct field (process.user) as it was.
+	 * So the tree, written back, is what runc would have read. Not copied: Go also matches
+	 * struct field names case-insensitively ("Process"), which this reader leaves as written.
+	 */
+	OCI_CONFIG_GO_DECODER = 1u << 0,
+};
+
+/* oci_config_parse() with OCI_CONFIG_* flags. */
+int oci_config_parse_flags(const char *name, const char *buf, size_t len, unsigned flags,
+			   json_t **ret, struct cdi_error *err);
+
 #endif

@@ -32,6 +32,11 @@ static const struct {
 	{ "NVIDIA_DISABLE_REQUIRE", offsetof(struct container_env, disable_require) },
 	{ "NVIDIA_REQUIRE_CUDA", offsetof(struct container_env, require_cuda) },
 	{ LEGACY_NAME, offsetof(struct container_env, cuda_version) },
+	{ IMEX_CHANNELS_ENV, offsetof(struct container_env, imex_channels) },
+	{ GATED_GDS_ENV, offsetof(struct container_env, gated[GATED_GDS]) },
+	{ GATED_MOFED_ENV, offsetof(struct container_env, gated[GATED_MOFED]) },
+	{ GATED_GDRCOPY_ENV, offsetof(struct container_env, gated[GATED_GDRCOPY]) },
+	{ GATED_NVSWITCH_ENV, offsetof(struct container_env, gated[GATED_NVSWITCH]) },
 };
 
 static int own(struct container_env *env, char *s)
@@ -188,6 +193,22 @@ static int read_assignment(struct container_env *env, struct env_reader *rd, con
 	    strncmp(s, REQUIRE_JETPACK_PREFIX, strlen(REQUIRE_JETPACK_PREFIX)) != 0)
 		return add_requirement(env, rd, s, len, eq + 1);
 	return 0;
+}
+
+const char *oci_env_value(const json_t *oci, const char *name)
+{
+	const json_t *env = json_object_get(json_object_get(oci, "process"), "env"), *v;
+	size_t len = strlen(name), i;
+	const char *value = NULL;
+
+	/* The runtime reads the environment into a map, so the last assignment wins. */
+	json_array_foreach (env, i, v) {
+		const char *s = json_string_value(v);
+
+		if (s && strncmp(s, name, len) == 0 && s[len] == '=')
+			value = s + len + 1;
+	}
+	return value;
 }
 
 int container_env_read(const json_t *oci, struct container_env *ret, struct cdi_error *err)

@@ -15,6 +15,7 @@
 
 #include <cdi/error.h>
 
+#include "mode_devices.h"
 #include "require.h"
 
 struct container_env {
@@ -27,6 +28,8 @@ struct container_env {
 	const char *disable_require;	 /* NVIDIA_DISABLE_REQUIRE */
 	const char *require_cuda;	 /* NVIDIA_REQUIRE_CUDA */
 	const char *cuda_version;	 /* CUDA_VERSION */
+	const char *imex_channels;	 /* NVIDIA_IMEX_CHANNELS */
+	const char *gated[GATED_N]; /* NVIDIA_GDS, _MOFED, _GDRCOPY, _NVSWITCH (mode_devices.h) */
 
 	/* Private: every NVIDIA_REQUIRE_* but NVIDIA_REQUIRE_JETPACK*, in the order first set,
 	 * then the legacy image's; use container_env_requirements(). */
@@ -36,6 +39,9 @@ struct container_env {
 	size_t n_owned, owned_cap;
 	int legacy_problem; /* 0, or why the legacy requirement could not be made */
 };
+
+/* The value of the last name= in oci's process.env (borrowed), or NULL when it is not set. */
+const char *oci_env_value(const json_t *oci, const char *name);
 
 /* Read the variables from oci's process.env (missing: all unset). Only -ENOMEM fails. */
 int container_env_read(const json_t *oci, struct container_env *ret, struct cdi_error *err);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Device requests of an OCI config, in nvidia-container-runtime's order (internal/modifier/
- * cdi.go): cdi.k8s.io/ annotations, else NVIDIA_VISIBLE_DEVICES. Its legacy hook
+ * Device requests of an OCI config, in nvidia-container-runtime's order (internal/config/image/
+ * cuda_image.go VisibleDevices): cdi.k8s.io/ annotations, else what env_requests.h reads (volume
+ * mounts, swarm-resource variables, NVIDIA_VISIBLE_DEVICES, and the IMEX channels and gated
+ * modes beside a GPU list). Its legacy hook
  * (isNVIDIAContainerRuntimeHook: the base name of a prestart hook's path) is removed in every
  * mode, so no hook runs at container start.
  */
@@ -15,7 +17,7 @@
 #include "device_requests.h"
 #include "macro.h"
 #include "problem.h"
-#include "visible_devices.h"
+#include "strv.h"
 
 static bool is_legacy_hook(const json_t *hook)
 {
@@ -56,19 +58,32 @@ void device_requests_done(struct device_requests *r)
 	if (!r)
 		return;
 	cdi_strv_free(r->devices);
+	env_requests_done(&r->env);
 	*r = (struct device_requests){ 0 };
 }
 
-static int none_request(struct device_requests *r)
+/* The devices beside the GPUs, then the GPUs: env_inject() takes exact names first. */
+static int env_devices(struct device_requests *r)
 {
-	r->devices = calloc(2, sizeof(*r->devices));
-	if (!r->devices || !(r->devices[0] = strdup(VISIBLE_DEVICES_NONE_DEVICE)))
-		return -ENOMEM;
-	r->n = 1;
-	return 0;
+	struct strv_set names = { 0 };
+
+	for (size_t i = 0; i < r->env.modes.n; i++)
+		if (strv_set_add(&names, r->env.modes.v[i].name) < 0)
+			goto oom;
+	r->n_named = names.b.n;
+	for (size_t i = 0; i < r->env.n_gpus; i++)
+		if (strv_set_add(&names, r->env.gpus[i]) < 0)
+			goto oom;
+	r->devices = strv_set_steal(&names, &r->n);
+	if (r->devices)
+		return 0;
+oom:
+	strv_set_clear(&names);
+	return -ENOMEM;
 }
 
-int device_requests_take(json_t *oci, const char *env, struct device_requests *ret,
+int device_requests_take(json_t *oci, const struct container_env *env,
+			 const struct env_request_options *opts, struct device_requests *ret,
 			 struct cdi_error *err)
 {
 	struct device_requests r = { 0 };
@@ -79,18 +94,17 @@ int device_requests_take(json_t *oci, const char *env, struct device_requests *r
 		return code;
 	if (r.n) {
 		r.source = DEVICE_REQUEST_ANNOTATIONS;
+		r.n_named = r.n;
 	} else {
 		cdi_strv_free(TAKE_PTR(r.devices));
-		if (env && strcmp(env, "none") == 0)
-			code = none_request(&r) < 0 ? cdi_fail(err, -ENOMEM, "out of memory") : 0;
-		else
-			code = cdi_visible_devices_parse(env, &r.devices, &r.n, err);
+		code = env_requests_read(oci, env, opts, &r.env, err);
+		if (code == 0 && env_devices(&r) < 0)
+			code = cdi_fail(err, -ENOMEM, "out of memory");
 		if (code < 0) {
 			device_requests_done(&r);
 			return code;
 		}
 		r.source = r.n ? DEVICE_REQUEST_ENV : DEVICE_REQUEST_NONE;
-		r.visible_devices = env;
 	}
 	r.n_legacy_hooks = legacy_hooks_remove(oci);
 	*ret = r;

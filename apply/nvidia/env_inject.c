@@ -147,13 +147,19 @@ static const char *device_file(const struct cdi_edit_sources *src, size_t device
 }
 
 static int select_devices(const struct container_env *env, const char *const *devices,
-			  size_t n_devices, size_t n_named, const struct cdi_edit_sources *src,
-			  struct cdi_facts_memo *fs, struct selection *s, struct cdi_error *err)
+			  size_t n_devices, size_t n_named, const struct env_inject_options *opts,
+			  const struct cdi_edit_sources *src, struct cdi_facts_memo *fs,
+			  struct selection *s, struct cdi_error *err)
 {
-	_cleanup_strv_free_ char **asked = NULL;
-	size_t n_asked = 0;
-	int r = container_env_visible_device_names(env, &asked, &n_asked, err);
+	_cleanup_strv_free_ char **own = NULL;
+	const char *const *asked = opts->asked;
+	size_t n_asked = strv_length((char *const *)asked);
+	int r = 0;
 
+	if (!asked) {
+		r = container_env_visible_device_names(env, &own, &n_asked, err);
+		asked = (const char *const *)own;
+	}
 	if (r < 0)
 		return r;
 	for (size_t i = n_named; i < n_devices; i++) {
@@ -387,7 +393,7 @@ int env_inject(const cdi_registry *reg, json_t *oci, const struct container_env 
 
 	r = container_env_driver_caps(env, &caps, err);
 	if (r >= 0)
-		r = select_devices(env, devices, n_devices, n_named, &src, fs, &sel, err);
+		r = select_devices(env, devices, n_devices, n_named, opts, &src, fs, &sel, err);
 	if (r >= 0)
 		r = check_requirements(env, &sel, opts->host_root, err);
 	if (r >= 0)

@@ -23,12 +23,16 @@ struct env_inject_options {
 	const char *mps_pipe_dir; /* the host's MPS pipe directory: NULL for /tmp/nvidia-mps */
 	/* Facts the caller has read already, which the injection adds to (NULL: its own). */
 	struct cdi_facts_memo *facts;
+	/* The GPU list as the container asked for it, before MIG-mode GPUs were expanded into
+	 * their MIG devices (env_requests.h); NULL: what NVIDIA_VISIBLE_DEVICES asks for. */
+	const char *const *asked;
 };
 
 /*
  * Merge devices into oci, all or nothing. The first n_named are exact CDI names (annotations,
  * command-line arguments): every file of theirs goes in, as a native CDI consumer gives it. The
- * rest came from NVIDIA_VISIBLE_DEVICES, and for them env (oci's environment) decides:
+ * rest came from the container's GPU list (NVIDIA_VISIBLE_DEVICES, a swarm-resource variable,
+ * volume mounts), and for them env (oci's environment) decides:
  *   1. the NVIDIA_REQUIRE_* (and legacy CUDA_VERSION) requirements are checked against the
  *      facts file beside the spec of the selected devices, once per selected GPU and MIG device;
  *      no facts file, facts of another driver than the running one, or a device the facts do

@@ -23,22 +23,9 @@
 
 #define KIND_PREFIX CDI_VISIBLE_DEVICES_KIND "="
 
-/* The new request list, without repeats. */
-struct request_list {
-	struct strv_builder b;
-	struct cdi_strmap seen; /* keys are the builder's strings */
-};
-
-static int list_add(struct request_list *l, const char *name)
+static int list_add(struct strv_set *l, const char *name)
 {
-	const char *copy;
-
-	if (cdi_strmap_get(&l->seen, name, strlen(name)))
-		return 0;
-	if (strv_builder_add(&l->b, name) < 0)
-		return -ENOMEM;
-	copy = l->b.v[l->b.n - 1];
-	return cdi_strmap_put(&l->seen, copy, strlen(copy), l->b.n - 1);
+	return strv_set_add(l, name) < 0 ? -ENOMEM : 0;
 }
 
 static bool all_digits(const char *s)
@@ -65,7 +52,7 @@ static int cmp_mig_name(const void *a, const void *b)
 }
 
 /* nvidia.com/gpu=N:M for every M the registry has, M ascending. Adds nothing if none. */
-static int expand_index(const cdi_registry *reg, const char *index, struct request_list *l)
+static int expand_index(const cdi_registry *reg, const char *index, struct strv_set *l)
 {
 	const char *const *devs = cdi_registry_devices(reg);
 	_cleanup_free_ struct mig_name *found = NULL;
@@ -138,7 +125,7 @@ static int facts_cache_load(struct facts_cache *c, const cdi_registry *reg, stru
 /* The MIG devices of the MIG-mode GPU with this UUID, each by a name the registry knows.
  * -ENOMEM comes without a problem (the caller adds it). */
 static int expand_uuid(const cdi_registry *reg, const char *uuid, struct facts_cache *c,
-		       struct request_list *l, struct cdi_error *err)
+		       struct strv_set *l, struct cdi_error *err)
 {
 	int r = facts_cache_load(c, reg, err);
 
@@ -167,7 +154,7 @@ static int expand_uuid(const cdi_registry *reg, const char *uuid, struct facts_c
 int mig_expand(const cdi_registry *reg, struct device_requests *r, struct cdi_error *err)
 {
 	struct facts_cache facts __attribute__((cleanup(facts_cache_free))) = { 0 };
-	struct request_list l = { 0 };
+	struct strv_set l = { 0 };
 	size_t plen = strlen(KIND_PREFIX), n;
 	char **devices;
 	int code = 0;
@@ -193,12 +180,11 @@ int mig_expand(const cdi_registry *reg, struct device_requests *r, struct cdi_er
 	}
 	if (code == -ENOMEM)
 		cdi_fail(err, code, "out of memory");
-	cdi_strmap_free(&l.seen);
 	if (code < 0) {
-		strv_builder_clear(&l.b);
+		strv_set_clear(&l);
 		return code;
 	}
-	devices = strv_builder_steal(&l.b, &n);
+	devices = strv_set_steal(&l, &n);
 	if (!devices)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	cdi_strv_free(r->devices);

@@ -18,75 +18,73 @@
 #include <cdi/annotations.h>
 #include <cdi/names.h>
 
-#include "strmap.h"
+#include "container_env.h"
 #include "macro.h"
 #include "problem.h"
+#include "strv.h"
 #include "visible_devices.h"
-
-static void strv_freep(char ***strv)
-{
-	cdi_strv_free(*strv);
-}
 
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
-int cdi_visible_devices_parse(const char *value, char ***ret_devices, size_t *ret_n,
-			      struct cdi_error *err)
+int nvidia_list_split(const char *value, char ***ret, size_t *ret_n)
 {
-	__attribute__((cleanup(strv_freep))) char **devs = NULL;
-	struct cdi_strmap seen __attribute__((cleanup(cdi_strmap_free))) = { 0 };
-	size_t n = 0, cap;
-	const char *s = value;
+	struct strv_builder b = { 0 };
 
-	if (!ret_devices)
-		return cdi_fail(err, -EINVAL, "no place for the devices");
-	/* Items are at most one per byte plus one; that bounds the array up front. */
-	cap = (value ? strlen(value) / 2 + 2 : 1);
-	devs = calloc(cap, sizeof(*devs));
-	if (!devs)
-		return cdi_fail(err, -ENOMEM, "out of memory");
-
-	if (!value || !*value || strcmp(value, "void") == 0 || strcmp(value, "none") == 0)
-		goto done;
-
-	for (;;) {
+	for (const char *s = value; s && *s;) {
 		const char *comma = strchr(s, ','), *end = comma ? comma : s + strlen(s);
-		_cleanup_free_ char *item = NULL, *name = NULL;
-		bool dup = false;
+		const char *next = comma ? comma + 1 : end;
 
 		while (s < end && is_space(*s))
 			s++;
 		while (end > s && is_space(end[-1]))
 			end--;
-		if (end > s) {
-			item = strndup(s, end - s);
-			if (!item)
-				return cdi_fail(err, -ENOMEM, "out of memory");
-			if (cdi_is_qualified_name(item)) {
-				name = TAKE_PTR(item);
-			} else if (asprintf(&name, "%s=%s", CDI_VISIBLE_DEVICES_KIND, item) < 0) {
-				name = NULL;
-				return cdi_fail(err, -ENOMEM, "out of memory");
-			}
-			dup = cdi_strmap_get(&seen, name, strlen(name)) != NULL;
-			if (!dup) {
-				if (n + 1 >= cap)
-					return cdi_fail(err, -E2BIG, "too many devices");
-				devs[n] = TAKE_PTR(name);
-				if (cdi_strmap_put(&seen, devs[n], strlen(devs[n]), n) < 0)
-					return cdi_fail(err, -ENOMEM, "out of memory");
-				n++;
-			}
+		if (end > s && strv_builder_addn(&b, s, (size_t)(end - s)) < 0) {
+			strv_builder_clear(&b);
+			return -ENOMEM;
 		}
-		if (!comma)
-			break;
-		s = comma + 1;
+		s = next;
 	}
-done:
-	*ret_devices = TAKE_PTR(devs);
+	*ret = strv_builder_steal(&b, ret_n);
+	return *ret ? 0 : -ENOMEM;
+}
+
+char *visible_device_name(const char *item)
+{
+	char *name;
+
+	if (cdi_is_qualified_name(item))
+		return strdup(item);
+	if (asprintf(&name, "%s=%s", CDI_VISIBLE_DEVICES_KIND, item) < 0)
+		return NULL;
+	return name;
+}
+
+int cdi_visible_devices_parse(const char *value, char ***ret_devices, size_t *ret_n,
+			      struct cdi_error *err)
+{
+	struct strv_set names = { 0 };
+	_cleanup_strv_free_ char **items = NULL;
+	size_t n;
+
+	if (!ret_devices)
+		return cdi_fail(err, -EINVAL, "no place for the devices");
+	if (value && strcmp(value, "void") != 0 && strcmp(value, "none") != 0 &&
+	    nvidia_list_split(value, &items, NULL) < 0)
+		return cdi_fail(err, -ENOMEM, "out of memory");
+	for (char **item = items; item && *item; item++) {
+		_cleanup_free_ char *name = visible_device_name(*item);
+
+		if (!name || strv_set_add(&names, name) < 0) {
+			strv_set_clear(&names);
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		}
+	}
+	*ret_devices = strv_set_steal(&names, &n);
+	if (!*ret_devices)
+		return cdi_fail(err, -ENOMEM, "out of memory");
 	if (ret_n)
 		*ret_n = n;
 	return 0;
@@ -94,18 +92,7 @@ done:
 
 const char *cdi_visible_devices_value(const json_t *oci)
 {
-	const json_t *env = json_object_get(json_object_get(oci, "process"), "env"), *v;
-	size_t len = strlen(CDI_VISIBLE_DEVICES_ENV), i;
-	const char *value = NULL;
-
-	/* The runtime reads the environment into a map, so the last assignment wins. */
-	json_array_foreach (env, i, v) {
-		const char *s = json_string_value(v);
-
-		if (s && strncmp(s, CDI_VISIBLE_DEVICES_ENV, len) == 0 && s[len] == '=')
-			value = s + len + 1;
-	}
-	return value;
+	return oci_env_value(oci, CDI_VISIBLE_DEVICES_ENV);
 }
 
 int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,

@@ -11,6 +11,8 @@
 
 #define CDI_VISIBLE_DEVICES_ENV "NVIDIA_VISIBLE_DEVICES"
 #define CDI_VISIBLE_DEVICES_KIND "nvidia.com/gpu"
+/* What NVIDIA_VISIBLE_DEVICES=none asks cdi-runtime for: the driver without any GPU. */
+#define VISIBLE_DEVICES_NONE_DEVICE "nvidia.com/gpu=none"
 
 /*
  * The devices NVIDIA_VISIBLE_DEVICES in the process.env of oci (an OCI spec) asks for: the last
@@ -25,6 +27,17 @@ int cdi_visible_devices(const json_t *oci, char ***ret_devices, size_t *ret_n,
 
 /* The value of the last NVIDIA_VISIBLE_DEVICES= in oci's process.env (borrowed), or NULL. */
 const char *cdi_visible_devices_value(const json_t *oci);
+
+/*
+ * The items of a list-valued NVIDIA_* variable as the runtime splits it: comma-separated,
+ * spaces around an item trimmed, empty items skipped; repeats kept. NULL or "" has none.
+ * *ret NULL-terminated; -ENOMEM.
+ */
+int nvidia_list_split(const char *value, char ***ret, size_t *ret_n);
+
+/* The device one item of the list asks for: a qualified CDI name as it is, anything else as
+ * nvidia.com/gpu=<item>. malloc'd; NULL on ENOMEM. */
+char *visible_device_name(const char *item);
 
 /* The same for a value of the variable (NULL = unset). */
 int cdi_visible_devices_parse(const char *value, char ***ret_devices, size_t *ret_n,

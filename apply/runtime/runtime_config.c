@@ -13,6 +13,8 @@
  *     spec-refresh = auto                 # or off
  *     spec-refresh-output = /var/run/cdi/nvidia.yaml
  *     spec-refresh-no-ipc = false
+ *     accept-nvidia-visible-devices-as-volume-mounts = false
+ *     swarm-resource = DOCKER_RESOURCE_GPU
  *
  * An unknown key, a bad value or a malformed line is an error naming the file and line: a
  * setting that silently does nothing is worse at 3 a.m. than a container that does not start.
@@ -28,7 +30,9 @@
 #include <cdi/registry.h>
 
 #include "read_file.h"
+#include "nvidia/env_requests.h"
 #include "nvidia/env_trust.h"
+#include "nvidia/mount_requests.h"
 #include "macro.h"
 #include "path_clean.h"
 #include "problem.h"
@@ -51,6 +55,7 @@ void runtime_settings_done(struct runtime_settings *s)
 	free(s->mps_pipe_dir);
 	free(s->host_root);
 	free(s->spec_refresh_output);
+	free(s->swarm_resource);
 	free(s->config_path);
 	*s = (struct runtime_settings){ 0 };
 }
@@ -189,6 +194,15 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 					       ENV_TRUST_SETTING ": \"%s\" is not true or false",
 					       value);
 		return 0;
+	} else if (strcmp(key, VOLUME_MOUNTS_SETTING) == 0) {
+		if (strcmp(value, "true") != 0 && strcmp(value, "false") != 0)
+			return cdi_problem_add(
+				err, -EINVAL, label, line, 0, NULL,
+				VOLUME_MOUNTS_SETTING ": \"%s\" is not true or false", value);
+		s->accept_volume_mounts = value[0] == 't';
+		return 0;
+	} else if (strcmp(key, SWARM_RESOURCE_SETTING) == 0) {
+		r = set_string(&s->swarm_resource, value);
 	} else if (strcmp(key, "mps-pipe-directory") == 0 || strcmp(key, "host-root") == 0) {
 		if (value[0] != '/')
 			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
@@ -200,7 +214,8 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 		return cdi_problem_add(
 			err, -EINVAL, label, line, 0, NULL,
 			"unknown setting \"%s\" (runtime, spec-dirs, log-level, " ENV_TRUST_SETTING
-			", mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc)",
+			", mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc, " VOLUME_MOUNTS_SETTING
+			", " SWARM_RESOURCE_SETTING ")",
 			key);
 	}
 	return r < 0 ? cdi_fail(err, r, "out of memory") : 0;
@@ -382,6 +397,7 @@ int runtime_settings_resolve(const struct runtime_overrides *o, struct runtime_s
 	struct runtime_settings s = {
 		.log_level = RUNTIME_LOG_WARNING,
 		.accept_env_unprivileged = ENV_TRUST_DEFAULT,
+		.accept_volume_mounts = VOLUME_MOUNTS_DEFAULT,
 		.spec_dirs_from = "default",
 		.runtime_from = "default",
 		.log_level_from = "default",

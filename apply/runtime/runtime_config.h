@@ -49,6 +49,10 @@ struct runtime_settings {
 	char *spec_refresh_output;
 	unsigned spec_refresh_output_line;
 	bool spec_refresh_no_ipc;
+	/* Device lists as volume mounts (VOLUME_MOUNTS_SETTING) and the variables that replace
+	 * NVIDIA_VISIBLE_DEVICES (SWARM_RESOURCE_SETTING; NULL: none), as NVIDIA's runtime. */
+	bool accept_volume_mounts;
+	char *swarm_resource;
 	/* Where each came from ("--cdi-spec-dir", "CDIKIT_SPEC_DIRS", the file, "default"),
 	 * for debug logs and messages. Static strings or the settings' config_path. */
 	const char *spec_dirs_from, *runtime_from, *log_level_from;

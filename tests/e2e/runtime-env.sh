@@ -23,23 +23,9 @@ cd "$(dirname "$0")/../.."
 # shellcheck source=lib/tap.sh
 . tests/lib/tap.sh
 
-[ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, runc run)"
-for c in runc jq; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done
-GEN=$B/cdi-generate
-for f in "$GEN" "$B/cdi-runtime" "$B/tests/mock-nvml/libnvidia-ml.so.1"; do
-	[ -e "$f" ] || die "$f not built"
-done
-
-tmp=$(mktemp -d /tmp/cdikit-e2e-env.XXXXXX)
-state=$tmp/runc-state
-id=cdikit-env-$$
-ids=()
-cleanup() {
-	for i in "${ids[@]}"; do runc --root "$state" delete -f "$i" >/dev/null 2>&1; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+# shellcheck source=../lib/runtime-bundle.sh
+. tests/lib/runtime-bundle.sh
+runtime_e2e_setup env
 
 # shellcheck source=lib/gpu-host.sh
 . tests/lib/gpu-host.sh
@@ -54,8 +40,6 @@ mkdir -p "$cdi"
 gpu_probe "$tmp/probe"
 glibc_rootfs "$tmp/rootfs" "$tmp/probe"
 
-RT=$(realpath "$B/cdi-runtime")
-conf=$tmp/runtime.conf
 settings() { # the runtime.conf lines the next runs read
 	printf 'spec-dirs = %s\nhost-root = %s\n' "$cdi" "$host" >"$conf"
 	printf '%s\n' "$@" >>"$conf"
@@ -73,19 +57,6 @@ absent() { has "$1" "node $2 missing"; }
 # targets of earlier bind mounts in it.
 mounted() { jq -e --arg p "$2" 'any(.mounts[]; .destination == $p)' "$tmp/b-$1/config.json" >/dev/null; }
 not_mounted() { ! mounted "$@"; }
-
-# run NAME JQ_FILTER: a probe bundle with the filter, run through cdi-runtime; output in
-# $tmp/NAME.out, stderr in $tmp/NAME.err, exit status in rc.
-run() {
-	probe_bundle "$tmp/b-$1" "$args" "$2"
-	cp "$tmp/b-$1/config.json" "$tmp/$1.orig"
-	ids+=("$id-$1")
-	CDIKIT_CONFIG=$conf "$RT" --root "$state" run --bundle "$tmp/b-$1" "$id-$1" \
-		>"$tmp/$1.out" 2>"$tmp/$1.err" </dev/null
-	rc=$?
-	runc --root "$state" delete -f "$id-$1" >/dev/null 2>&1
-}
-env_of() { printf '.process.env += %s' "$(printf '%s\n' "$@" | jq -R . | jq -cs .)"; } # VAR=VALUE...: a jq filter
 
 # ---- NVIDIA_DRIVER_CAPABILITIES ----
 run util "$(env_of NVIDIA_VISIBLE_DEVICES=0 NVIDIA_DRIVER_CAPABILITIES=utility)"

@@ -136,6 +136,16 @@ same "state of no container" --root "$state" state nope-$$
 same "kill with a bad signal" --root "$state" kill "$id-pass" NOSUCHSIG
 same "unknown command" --root "$state" frobnicate
 same "command help" --root "$state" state --help
+# Our own -h and -v come with runc's: its version lines first (callers read them there), its
+# usage after ours.
+"$RT" --root "$state" -v >"$tmp/v.out" 2>&1
+check "-v: exit 0" [ $? -eq 0 ]
+check "-v: runc's version lines first, byte for byte" cmp -s <(head -n "$(runc --version | wc -l)" "$tmp/v.out") <(runc --version)
+check "-v: then cdi-runtime's" [ "$(tail -1 "$tmp/v.out")" = "cdi-runtime (cdikit) $(sed -nE 's/^VERSION := (.*)/\1/p' Makefile)" ]
+"$RT" --root "$state" --help >"$tmp/h.out" 2>&1
+check "--help: exit 0" [ $? -eq 0 ]
+check "--help: cdi-runtime's usage first" [ "$(head -c 19 "$tmp/h.out")" = "Usage: cdi-runtime " ]
+check "--help: then runc's, byte for byte" cmp -s <(tail -n "$(runc --help | wc -l)" "$tmp/h.out") <(runc --help)
 same "ps (json: the table has a CPU column that moves)" --root "$state" ps --format json "$id-pass"
 same "delete of a created container" --root "$state" delete -f "$id-pass"
 same "state after delete" --root "$state" state "$id-pass"

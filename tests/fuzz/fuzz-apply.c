@@ -8,8 +8,11 @@
  *   - an edited config serialises (cdi_json_dump, as cdi-apply writes it) and reads back equal;
  *   - injecting what was injected already still succeeds (the edits are idempotent in shape).
  * The annotation and NVIDIA_* environment readers (devices, capabilities, NVIDIA_REQUIRE_*
- * against fixed driver facts) run on the same config. Device nodes are "looked up" by a stand-in
- * lstat, never on this machine.
+ * against fixed driver facts; volume mounts, swarm-resource, IMEX channels and gated modes)
+ * run on the same config. The config is also read as cdi-runtime reads it (Go's decoder,
+ * OCI_CONFIG_GO_DECODER): refused with a problem, or a tree whose dump is strict JSON that
+ * reads back as the same tree (what cdi-runtime writes, runc reads). Device nodes are
+ * "looked up" by a stand-in lstat, never on this machine.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,9 +25,11 @@
 #include <cdi/cdi.h>
 
 #include "fuzz.h"
-#include "nvidia/container_env.h"
-#include "nvidia/env_trust.h"
 #include "libcdi/json_dump.h"
+#include "libcdi/oci_config.h"
+#include "nvidia/container_env.h"
+#include "nvidia/env_requests.h"
+#include "nvidia/env_trust.h"
 #include "nvidia/require.h"
 
 static const char spec_yaml[] =
@@ -184,10 +189,55 @@ static void read_requests(const json_t *oci)
 	(void)container_env_driver_caps(&env, &caps, &err);
 	cdi_error_reset(&err);
 	(void)env_trust_visible_devices(oci, false);
+	for (int k = 0; k < 2; k++) {
+		static const struct env_request_options opts[2] = {
+			{ .accept_env_unprivileged = true, .none_asks_nothing = true },
+			{ .accept_mounts = true, .swarm_resource = "DOCKER_RESOURCE_GPU, X" },
+		};
+		struct env_requests er = { 0 };
+
+		if (env_requests_read(oci, &env, &opts[k], &er, &err) == 0) {
+			fuzz_assert(er.gpus && !er.gpus[er.n_gpus],
+				    "env_requests: gpus not terminated");
+			fuzz_assert(er.n_gpus || er.modes.n == 0,
+				    "env_requests: modes without GPUs");
+			env_requests_done(&er);
+		} else {
+			fuzz_assert(cdi_error_count(&err) > 0,
+				    "env_requests failed without a problem");
+		}
+		cdi_error_reset(&err);
+	}
 	if (container_env_requirements(&env, &reqs, &n_reqs, &err) == 0)
 		(void)require_check(reqs, n_reqs, &driver, &gpu, 1, &err);
 	cdi_error_reset(&err);
 	container_env_done(&env);
+}
+
+/* The config as runc reads it: what cdi-runtime writes from that reading is strict JSON that
+ * reads back the same. */
+static void read_as_runc(const char *text, size_t len)
+{
+	_cleanup_json_ json_t *go = NULL, *again = NULL;
+	_cleanup_free_ char *out = NULL;
+	struct cdi_error err = { 0 };
+	char why[1024];
+	size_t out_len;
+	int r = oci_config_parse_flags("c.json", text, len, OCI_CONFIG_GO_DECODER, &go, &err);
+
+	if (r < 0) {
+		fuzz_assert(cdi_error_count(&err) > 0, "Go reading failed without a problem");
+		cdi_error_reset(&err);
+		return;
+	}
+	out = cdi_json_dump(go, 0, false, &out_len);
+	fuzz_assert(out, "out of memory");
+	r = oci_config_parse("again", out, out_len, &again, &err);
+	fuzz_assert(r == 0, "the Go reading does not write strict JSON: %s",
+		    cdi_error_message(&err));
+	fuzz_assert(fuzz_json_same(go, again, NULL, NULL, why, sizeof(why)),
+		    "the Go reading reads back different: %s", why);
+	read_requests(go);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -201,6 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 1)
 		return 0;
+	read_as_runc((const char *)data + 1, size - 1);
 	for (size_t i = 0; i < ELEMENTSOF(requests); i++)
 		if (data[0] & (1u << i))
 			devices[n++] = requests[i];

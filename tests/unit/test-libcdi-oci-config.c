@@ -285,3 +285,134 @@ Test(oci_config, same_as_jansson_on_random_trees)
 		same_as_jansson("random", text, o);
 	}
 }
+
+/*
+ * OCI_CONFIG_GO_DECODER: runc's reading (Go's json.Decoder.Decode into the runtime-spec
+ * structs). Each vector was checked against Go 1.19 with tests/reference/runc-decode.go;
+ * tests/runtime-go-decoder.sh checks cdi-runtime's edited configs against it.
+ */
+static void go_reads(const char *text, size_t len, const char *want)
+{
+	struct cdi_error err = CDI_ERROR_INIT;
+	json_t *j = NULL;
+	char *out;
+
+	cr_assert_eq(oci_config_parse_flags("c.json", text, len, OCI_CONFIG_GO_DECODER, &j, &err),
+		     0, "%s: %s", text, cdi_error_message(&err));
+	out = cdi_json_dump(j, 0, false, NULL);
+	cr_expect_str_eq(out, want, "%s", text);
+	free(out);
+	json_decref(j);
+	/* The strict reading refuses what Go forgives here. */
+	j = NULL;
+	cr_expect_eq(oci_config_parse("c.json", text, len, &j, &err), -EINVAL, "%s", text);
+	cdi_error_reset(&err);
+	json_decref(j);
+}
+
+#define GO_READS(text, want) go_reads(text, sizeof(text) - 1, want)
+#define FFFD "\xef\xbf\xbd"
+
+Test(oci_config, go_reads_the_first_value_only)
+{
+	GO_READS("{\"a\":1} garbage", "{\"a\":1}");
+	GO_READS("{\"a\":1}{\"a\":2}", "{\"a\":1}");
+	GO_READS("{\"a\":1}\n\xff\x00 {", "{\"a\":1}");
+	GO_READS("{}]", "{}");
+}
+
+Test(oci_config, go_replaces_bytes_that_are_not_utf8)
+{
+	/* One U+FFFD per byte, as utf8.DecodeRune steps over a bad one. */
+	GO_READS("{\"a\":\"\xe2\x82x\"}", "{\"a\":\"" FFFD FFFD "x\"}");
+	GO_READS("{\"a\":\"\xed\xa0\x80\"}", "{\"a\":\"" FFFD FFFD FFFD "\"}");
+	GO_READS("{\"a\":\"\xc0\xaf\"}", "{\"a\":\"" FFFD FFFD "\"}");
+	GO_READS("{\"a\":\"\xf4\x90\x80\x80\"}", "{\"a\":\"" FFFD FFFD FFFD FFFD "\"}");
+	GO_READS("{\"a\":\"\xff\\n\xc3\"}", "{\"a\":\"" FFFD "\\n" FFFD "\"}");
+	/* Keys too; valid sequences stay. */
+	GO_READS("{\"k\xff\":\"\xc3\xa9\xf0\x9f\x98\x80\x80\"}",
+		 "{\"k" FFFD "\":\"\xc3\xa9\xf0\x9f\x98\x80" FFFD "\"}");
+}
+
+Test(oci_config, go_replaces_lone_surrogates)
+{
+	GO_READS("{\"a\":\"\\ud800\"}", "{\"a\":\"" FFFD "\"}");
+	GO_READS("{\"a\":\"\\udc00x\"}", "{\"a\":\"" FFFD "x\"}");
+	GO_READS("{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"" FFFD "A\"}");
+	GO_READS("{\"a\":\"\\ud800\\ud800\\udc00\"}", "{\"a\":\"" FFFD "\xf0\x90\x80\x80\"}");
+	GO_READS("{\"a\":\"\\ud83d\\n\"}", "{\"a\":\"" FFFD "\\n\"}");
+}
+
+/* Strict and Go readings agree on these. */
+Test(oci_config, go_reads_like_the_strict_reader_otherwise)
+{
+	static const char *const same[] = {
+		"{\"a\":\"\\ud83d\\ude00 \\u0000 \\u00e9\"}",
+		"{\"a\":[1,2.5,18446744073709551615],\"b\":{\"c\":null}}",
+		"{\"a\":\"x\",\"a\":\"y\",\"l\":[1],\"l\":[2]}",
+	};
+	struct cdi_error err = CDI_ERROR_INIT;
+
+	for (size_t i = 0; i < sizeof(same) / sizeof(*same); i++) {
+		json_t *a = NULL, *b = NULL;
+		char *x, *y;
+
+		cr_assert_eq(oci_config_parse("c.json", same[i], strlen(same[i]), &a, &err), 0);
+		cr_assert_eq(oci_config_parse_flags("c.json", same[i], strlen(same[i]),
+						    OCI_CONFIG_GO_DECODER, &b, &err),
+			     0);
+		x = cdi_json_dump(a, 0, false, NULL);
+		y = cdi_json_dump(b, 0, false, NULL);
+		cr_expect_str_eq(x, y);
+		free(x);
+		free(y);
+		json_decref(a);
+		json_decref(b);
+	}
+	/* What Go refuses, both refuse: a bad escape, a control character, a truncated value. */
+	static const char *const bad[] = { "{\"a\":\"\\x\"}", "{\"a\":\"\x01\"}", "{\"a\":", "",
+					   "\xef\xbb\xbf{}" };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		json_t *j = NULL;
+
+		cr_expect_eq(oci_config_parse_flags("c.json", bad[i], strlen(bad[i]),
+						    OCI_CONFIG_GO_DECODER, &j, &err),
+			     -EINVAL, "%s", bad[i]);
+		cdi_error_reset(&err);
+	}
+}
+
+Test(oci_config, go_merges_repeated_objects)
+{
+	struct cdi_error err = CDI_ERROR_INIT;
+	static const struct {
+		const char *text, *want;
+	} v[] = {
+		/* A struct decoded twice keeps what the second does not set. */
+		{ "{\"process\":{\"env\":[\"A=1\"],\"user\":{\"uid\":5}},"
+		  "\"process\":{\"args\":[\"sh\"],\"user\":{\"gid\":7}}}",
+		  "{\"process\":{\"env\":[\"A=1\"],\"user\":{\"uid\":5,\"gid\":7},\"args\":[\"sh\"]}}" },
+		/* A map too (annotations); lists are replaced. */
+		{ "{\"annotations\":{\"a\":\"1\"},\"l\":[1],\"annotations\":{\"b\":\"2\"},\"l\":[2]}",
+		  "{\"annotations\":{\"a\":\"1\",\"b\":\"2\"},\"l\":[2]}" },
+		/* A null resets pointers, lists and maps; scalars and process.user stay. */
+		{ "{\"hostname\":\"a\",\"hostname\":null,\"process\":{\"user\":{\"uid\":3},"
+		  "\"user\":null,\"env\":[\"A\"],\"env\":null,\"terminal\":true,\"terminal\":null},"
+		  "\"linux\":{},\"linux\":null}",
+		  "{\"hostname\":\"a\",\"process\":{\"user\":{\"uid\":3},\"env\":null,\"terminal\":true},"
+		  "\"linux\":null}" },
+	};
+
+	for (size_t i = 0; i < sizeof(v) / sizeof(*v); i++) {
+		json_t *j = NULL;
+		char *out;
+
+		cr_assert_eq(oci_config_parse_flags("c.json", v[i].text, strlen(v[i].text),
+						    OCI_CONFIG_GO_DECODER, &j, &err),
+			     0, "%s", cdi_error_message(&err));
+		out = cdi_json_dump(j, 0, false, NULL);
+		cr_expect_str_eq(out, v[i].want);
+		free(out);
+		json_decref(j);
+	}
+}

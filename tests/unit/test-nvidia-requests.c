@@ -14,17 +14,23 @@
 #include "nvidia/visible_devices.h"
 #include "../lib/testlib.h"
 
+/* The runtime's defaults: no volume mounts, no swarm-resource, the variables trusted. */
+static const struct env_request_options defaults = { .accept_env_unprivileged = true };
+
 /* Take the requests; want: the expected names, NULL-terminated. */
 static struct device_requests take(json_t *oci, enum device_request_source source, ...)
 {
+	struct container_env env = { 0 };
 	struct device_requests r;
 	struct cdi_error err = { 0 };
 	const char *want;
 	size_t i = 0;
 	va_list ap;
 
-	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), 0, "%s",
+	cr_assert_eq(container_env_read(oci, &env, &err), 0);
+	cr_assert_eq(device_requests_take(oci, &env, &defaults, &r, &err), 0, "%s",
 		     cdi_error_message(&err));
+	container_env_done(&env);
 	cr_assert_eq(r.source, source, "source %d, want %d", r.source, source);
 	va_start(ap, source);
 	while ((want = va_arg(ap, const char *))) {
@@ -128,7 +134,8 @@ Test(requests, bad_annotation_is_an_error_and_changes_nothing)
 	struct device_requests r;
 	struct cdi_error err = { 0 };
 
-	cr_assert_eq(device_requests_take(oci, cdi_visible_devices_value(oci), &r, &err), -EINVAL);
+	cr_assert_eq(device_requests_take(oci, &(struct container_env){ 0 }, &defaults, &r, &err),
+		     -EINVAL);
 	cr_assert_str_eq(cdi_error_message(&err), "invalid CDI device name \"not-qualified\"");
 	assert_json_eq(oci, before);
 	cdi_error_reset(&err);

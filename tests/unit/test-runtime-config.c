@@ -135,11 +135,31 @@ Test(rtconf, spec_refresh_settings)
 		"runtime.conf:1: spec-refresh-output: \"/run/cdi/..\" is not an absolute file path");
 }
 
+/* NVIDIA's other ways to ask (environment.md): device lists as volume mounts, Swarm's variable. */
+Test(rtconf, request_settings)
+{
+	struct runtime_settings s =
+		parse_ok("accept-nvidia-visible-devices-as-volume-mounts = true\n"
+			 "swarm-resource = \"DOCKER_RESOURCE_GPU, DOCKER_RESOURCE_NVIDIA-GPU\"\n");
+
+	cr_assert(s.accept_volume_mounts);
+	cr_assert_str_eq(s.swarm_resource, "DOCKER_RESOURCE_GPU, DOCKER_RESOURCE_NVIDIA-GPU");
+	runtime_settings_done(&s);
+	s = parse_ok("accept-nvidia-visible-devices-as-volume-mounts = false\nswarm-resource =\n");
+	cr_assert_not(s.accept_volume_mounts);
+	cr_assert_str_eq(s.swarm_resource, "",
+			 "empty: no variable replaces NVIDIA_VISIBLE_DEVICES");
+	runtime_settings_done(&s);
+	parse_bad(
+		"\naccept-nvidia-visible-devices-as-volume-mounts = 1\n",
+		"runtime.conf:2: accept-nvidia-visible-devices-as-volume-mounts: \"1\" is not true or false");
+}
+
 Test(rtconf, file_errors_name_file_and_line)
 {
 	parse_bad(
 		"runtime = runc\nruntimes = [\"crun\"]\n",
-		"runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc)");
+		"runtime.conf:2: unknown setting \"runtimes\" (runtime, spec-dirs, log-level, accept-nvidia-visible-devices-envvar-when-unprivileged, mps-pipe-directory, host-root, spec-refresh, spec-refresh-output, spec-refresh-no-ipc, accept-nvidia-visible-devices-as-volume-mounts, swarm-resource)");
 	parse_bad("\n\njust words\n", "runtime.conf:3: expected \"key = value\"");
 	parse_bad("log-level = verbose\n",
 		  "runtime.conf:1: log-level: \"verbose\" is none of error, warning, info, debug");
@@ -233,6 +253,8 @@ Test(rtconf, defaults)
 	cr_assert_str_eq(s.runtime_from, "default");
 	cr_assert_str_eq(s.log_level_from, "default");
 	cr_assert(s.accept_env_unprivileged, "NVIDIA's default: the variable is honoured");
+	cr_assert_not(s.accept_volume_mounts, "NVIDIA's default: mounts are not requests");
+	cr_assert_null(s.swarm_resource, "no variable replaces NVIDIA_VISIBLE_DEVICES");
 	cr_assert_null(s.mps_pipe_dir, "/tmp/nvidia-mps");
 	cr_assert_null(s.host_root, "/");
 	runtime_settings_done(&s);
