@@ -61,9 +61,13 @@ version=$(cat "$RUNC_SRC/VERSION")
 [ "$version" = 1.1.5 ] || echo "note: the suite is runc $version's; runc here is $("$RUNC_BIN" --version | head -1)"
 
 tmp=$(mktemp -d /tmp/cdikit-runc-suite.XXXXXX)
+# checkpoint.bats writes /tmp/runc-criu-*.conf and removes it only when its test passes.
+criu_confs_before=$(find /tmp -maxdepth 1 -name 'runc-criu-*.conf' 2>/dev/null | sort)
 cleanup() {
 	# A test that timed out can leave a container or a mount behind.
 	findmnt -rn -o TARGET 2>/dev/null | grep -F "$tmp/" | sort -r | while read -r m; do umount -l "$m"; done
+	comm -13 <(echo "$criu_confs_before") <(find /tmp -maxdepth 1 -name 'runc-criu-*.conf' | sort) |
+		xargs -r rm -f
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
