@@ -15,6 +15,8 @@
 
 #include <cdi/error.h>
 
+#include "libcdi/oci_config.h" /* OCI_CONFIG_* flags of bundle_config_parse() */
+
 /* A config.json is a few KiB (tens with an inline seccomp profile); this is far beyond. */
 #define BUNDLE_CONFIG_MAX_BYTES (64u * 1024 * 1024)
 

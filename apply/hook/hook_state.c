@@ -60,8 +60,9 @@ static int config_root(const char *bundle, char **ret, struct cdi_error *err)
 		return cdi_fail(err, -ENOMEM, "out of memory");
 	}
 	r = bundle_config_read(config, &c, err);
+	/* runc has read this config already: read it as runc did (Go's decoder). */
 	if (r >= 0)
-		r = bundle_config_parse(&c, &oci, err);
+		r = bundle_config_parse(&c, OCI_CONFIG_GO_DECODER, &oci, err);
 	bundle_config_done(&c);
 	if (r < 0)
 		return r;
