@@ -553,7 +553,8 @@ static int cmd_inject(const struct args *a)
 	kept_at_exit.reg = TAKE_PTR(reg);
 	kept_at_exit.oci = TAKE_PTR(oci);
 	/* With --ldcache the config is a bundle's, edited right before its container starts: as
-	 * cdi-runtime, no sync (a bundle does not outlive a crash, and a sync costs milliseconds). */
+	 * cdi-runtime, no sync (a bundle does not outlive a crash, and a sync costs milliseconds).
+	 */
 	r = bundle_config_write(&cfg, output == config ? NULL : output, out, len,
 				a->ldcache ? 0 : BUNDLE_WRITE_SYNC, &err);
 	cli_print_problems(&err, "");
