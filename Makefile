@@ -61,6 +61,16 @@ RUNTIME_LINK := -static $(LIB_LIBS)
 else
 RUNTIME_LINK := $(TOOL_LIB_LIBS)
 endif
+# Static on x86-64, cdi-runtime enters at its passthrough, which runs before libc starts
+# (apply/runtime/fast_exec.h): those sources are built freestanding, calling nothing.
+FAST_ENTRY_SRC := apply/runtime/fast_exec.c apply/runtime/config_lex.c apply/runtime/runc_flags.c
+ifeq ($(STATIC_DEPS)$(SANITIZE)$(if $(filter x86_64-%,$(shell $(CC) -dumpmachine)),x86_64),10x86_64)
+FAST_ENTRY := 1
+RUNTIME_ENTRY := -Wl,-u,cdikit_fast_entry -Wl,-e,cdikit_fast_entry
+else
+FAST_ENTRY := 0
+RUNTIME_ENTRY :=
+endif
 
 CC ?= cc
 CFLAGS ?= -O2 -g
@@ -163,7 +173,11 @@ APPLY_ARCHIVES := $(B)/libcdi-runtime.a $(B)/libcdi-bundle.a $(B)/libcdi-nvidia.
 $(B)/cdi-apply: $(call obj,apply/cdi-apply.c) $(APPLY_ARCHIVES)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(TOOL_LIB_LIBS)
 $(B)/cdi-runtime: $(call obj,apply/cdi-runtime.c) $(APPLY_ARCHIVES)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(RUNTIME_LINK)
+	$(CC) $(ALL_LDFLAGS) $(RUNTIME_ENTRY) -o $@ $^ $(RUNTIME_LINK)
+ifeq ($(FAST_ENTRY),1)
+$(call obj,$(FAST_ENTRY_SRC)): ALL_CFLAGS += -ffreestanding -fno-builtin -fno-stack-protector \
+	-fno-tree-loop-distribute-patterns -DCDIKIT_FAST_ENTRY
+endif
 $(LEGACY_HOOK): $(call obj,apply/legacy-hook.c) $(B)/libcdi-schema.a
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 # Runs up to five times at every container start: linked as cdi-runtime is (static).

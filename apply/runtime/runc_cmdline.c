@@ -12,69 +12,7 @@
 #include "macro.h"
 #include "problem.h"
 #include "runc_cmdline.h"
-
-struct flag_def {
-	const char *name;
-	bool value; /* takes a value */
-};
-
-/* runc --help, GLOBAL OPTIONS. */
-static const struct flag_def runc_global_flags[] = {
-	{ "debug", false },   { "log", true },	 { "log-format", true },
-	{ "root", true },     { "criu", true },	 { "systemd-cgroup", false },
-	{ "rootless", true }, { "help", false }, { "h", false },
-	{ "version", false }, { "v", false },
-};
-
-/* runc create --help; run adds its own below. */
-static const struct flag_def runc_create_flags[] = {
-	{ "bundle", true },	  { "b", true },	 { "console-socket", true },
-	{ "pid-file", true },	  { "no-pivot", false }, { "no-new-keyring", false },
-	{ "preserve-fds", true },
-};
-static const struct flag_def runc_run_flags[] = {
-	{ "detach", false },
-	{ "d", false },
-	{ "keep", false },
-	{ "no-subreaper", false },
-};
-
-/* A flag argument split into name and inline value; false for a non-flag. */
-struct flag_arg {
-	const char *name;
-	size_t name_len;
-	const char *value; /* after '=', or NULL */
-};
-
-static bool split_flag(const char *arg, struct flag_arg *f)
-{
-	const char *eq;
-
-	if (arg[0] != '-' || arg[1] == '\0')
-		return false;
-	arg += arg[1] == '-' ? 2 : 1;
-	eq = strchr(arg, '=');
-	*f = (struct flag_arg){
-		.name = arg,
-		.name_len = eq ? (size_t)(eq - arg) : strlen(arg),
-		.value = eq ? eq + 1 : NULL,
-	};
-	return true;
-}
-
-static bool flag_is(const struct flag_arg *f, const char *name)
-{
-	return strlen(name) == f->name_len && memcmp(f->name, name, f->name_len) == 0;
-}
-
-static const struct flag_def *find_flag(const struct flag_def *defs, size_t n,
-					const struct flag_arg *f)
-{
-	for (size_t i = 0; i < n; i++)
-		if (flag_is(f, defs[i].name))
-			return &defs[i];
-	return NULL;
-}
+#include "runc_flags.h"
 
 /* Go's strconv.ParseBool false spellings; a boolean flag given =false is off. */
 static bool bool_value(const char *v)
@@ -100,11 +38,11 @@ static void parse_create(struct runc_cmdline *c, const char *command, char **arg
 	int n_pos = 0;
 
 	for (int i = 0; i < n; i++) {
-		const struct flag_def *def;
-		struct flag_arg f;
+		const struct runc_flag_def *def;
+		struct runc_flag_arg f;
 		const char *value;
 
-		if (flags_done || !split_flag(args[i], &f)) {
+		if (flags_done || !runc_flag_split(args[i], &f)) {
 			id = args[i];
 			n_pos++;
 			continue;
@@ -113,9 +51,9 @@ static void parse_create(struct runc_cmdline *c, const char *command, char **arg
 			flags_done = true;
 			continue;
 		}
-		def = find_flag(runc_create_flags, ELEMENTSOF(runc_create_flags), &f);
+		def = runc_flag_find(runc_create_flags, runc_n_create_flags, &f);
 		if (!def && run)
-			def = find_flag(runc_run_flags, ELEMENTSOF(runc_run_flags), &f);
+			def = runc_flag_find(runc_run_flags, runc_n_run_flags, &f);
 		if (!def)
 			return; /* unknown, or --help: runc answers that */
 		if (!def->value)
@@ -126,7 +64,7 @@ static void parse_create(struct runc_cmdline *c, const char *command, char **arg
 				return;
 			value = args[++i];
 		}
-		if (flag_is(&f, "bundle") || flag_is(&f, "b"))
+		if (runc_flag_is(&f, "bundle") || runc_flag_is(&f, "b"))
 			bundle = value;
 	}
 	if (n_pos != 1)
@@ -141,13 +79,13 @@ static int own_option(struct runc_cmdline *c, int argc, char **argv, int *i, str
 {
 	static const char *const names[] = { "cdi-spec-dir", "cdi-runtime" };
 	const char *arg = argv[*i], *value;
-	struct flag_arg f;
+	struct runc_flag_arg f;
 	size_t which;
 
-	if (strncmp(arg, "--cdi-", 6) != 0 || !split_flag(arg, &f))
+	if (strncmp(arg, "--cdi-", 6) != 0 || !runc_flag_split(arg, &f))
 		return 0;
 	for (which = 0; which < ELEMENTSOF(names); which++)
-		if (flag_is(&f, names[which]))
+		if (runc_flag_is(&f, names[which]))
 			break;
 	if (which == ELEMENTSOF(names))
 		return cdi_fail(err, -EINVAL, "unknown option %s", arg);
@@ -169,22 +107,22 @@ static int own_option(struct runc_cmdline *c, int argc, char **argv, int *i, str
 /* A runc global flag at argv[*i], copied to the runtime's argv with its value. */
 static int global_flag(struct runc_cmdline *c, int argc, char **argv, int *i, struct cdi_error *err)
 {
-	const struct flag_def *def;
+	const struct runc_flag_def *def;
 	const char *value;
-	struct flag_arg f;
+	struct runc_flag_arg f;
 
-	split_flag(argv[*i], &f);
-	def = find_flag(runc_global_flags, ELEMENTSOF(runc_global_flags), &f);
+	runc_flag_split(argv[*i], &f);
+	def = runc_flag_find(runc_global_flags, runc_n_global_flags, &f);
 	if (!def)
 		return cdi_fail(err, -EINVAL,
 				"unknown option %s (neither cdi-runtime's nor runc's)", argv[*i]);
 	c->argv[c->argc++] = argv[*i];
 	if (!def->value) {
-		if (flag_is(&f, "debug"))
+		if (runc_flag_is(&f, "debug"))
 			c->debug = bool_value(f.value);
-		else if (flag_is(&f, "help") || flag_is(&f, "h"))
+		else if (runc_flag_is(&f, "help") || runc_flag_is(&f, "h"))
 			c->help = bool_value(f.value);
-		else if (flag_is(&f, "version") || flag_is(&f, "v"))
+		else if (runc_flag_is(&f, "version") || runc_flag_is(&f, "v"))
 			c->version = bool_value(f.value);
 		return 0;
 	}
@@ -195,9 +133,9 @@ static int global_flag(struct runc_cmdline *c, int argc, char **argv, int *i, st
 		value = argv[++*i];
 		c->argv[c->argc++] = argv[*i];
 	}
-	if (flag_is(&f, "log"))
+	if (runc_flag_is(&f, "log"))
 		c->log_path = *value ? value : NULL;
-	else if (flag_is(&f, "log-format"))
+	else if (runc_flag_is(&f, "log-format"))
 		c->log_format = value;
 	return 0;
 }

@@ -29,6 +29,7 @@
 
 #include <cdi/registry.h>
 
+#include "config_lex.h"
 #include "read_file.h"
 #include "nvidia/env_requests.h"
 #include "nvidia/env_trust.h"
@@ -155,7 +156,8 @@ static int spec_refresh_set(struct runtime_settings *s, const char *label, unsig
 	return 0;
 }
 
-/* One "key = value" of the file; value is unquoted already. */
+/* One "key = value" of the file; value is unquoted already. The passthrough before libc
+ * (fast_exec.c, settings[]) takes the same values or leaves the file to this. */
 static int config_set(struct runtime_settings *s, const char *label, unsigned line, const char *key,
 		      const char *value, struct cdi_error *err)
 {
@@ -221,78 +223,35 @@ static int config_set(struct runtime_settings *s, const char *label, unsigned li
 	return r < 0 ? cdi_fail(err, r, "out of memory") : 0;
 }
 
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* The value after '=' up to the end of the line: quoted, or bare up to a comment. */
-static int config_value(const char *p, const char *end, char **ret)
-{
-	const char *close;
-
-	while (p < end && is_blank(*p))
-		p++;
-	if (p < end && *p == '"') {
-		close = memchr(p + 1, '"', end - p - 1);
-		if (!close)
-			return -EINVAL;
-		for (const char *q = close + 1; q < end && *q != '#'; q++)
-			if (!is_blank(*q))
-				return -EINVAL;
-		*ret = strndup(p + 1, close - p - 1);
-	} else {
-		const char *hash = memchr(p, '#', end - p);
-
-		if (hash)
-			end = hash;
-		while (end > p && is_blank(end[-1]))
-			end--;
-		*ret = strndup(p, end - p);
-	}
-	return *ret ? 0 : -ENOMEM;
-}
-
 int runtime_config_parse(const char *label, const char *buf, size_t len, struct runtime_settings *s,
 			 struct cdi_error *err)
 {
-	const char *p = buf, *end = buf + len;
+	struct config_lexer lx;
+	struct config_entry e;
+	enum config_lex_result lr;
 
-	for (unsigned line = 1; p < end; line++) {
-		const char *eol = memchr(p, '\n', end - p), *key, *key_end, *eq;
+	config_lex_init(&lx, buf, len);
+	while ((lr = config_lex_next(&lx, &e)) != CONFIG_LEX_END) {
 		_cleanup_free_ char *k = NULL, *v = NULL;
 		int r;
 
-		if (!eol)
-			eol = end;
-		while (p < eol && is_blank(*p))
-			p++;
-		if (p == eol || *p == '#') {
-			p = eol + 1;
-			continue;
-		}
-		key = p;
-		eq = memchr(p, '=', eol - p);
-		if (!eq)
-			return cdi_problem_add(err, -EINVAL, label, line, 0, NULL,
+		if (lr == CONFIG_LEX_NO_EQUALS)
+			return cdi_problem_add(err, -EINVAL, label, e.line, 0, NULL,
 					       "expected \"key = value\"");
-		for (key_end = eq; key_end > key && is_blank(key_end[-1]); key_end--)
-			;
-		k = strndup(key, key_end - key);
+		k = strndup(e.key, e.key_len);
 		if (!k)
 			return cdi_fail(err, -ENOMEM, "out of memory");
-		r = config_value(eq + 1, eol, &v);
-		if (r == -EINVAL)
+		if (lr == CONFIG_LEX_OPEN_QUOTE)
 			return cdi_problem_add(
-				err, r, label, line, 0, NULL,
+				err, -EINVAL, label, e.line, 0, NULL,
 				"%s: a quoted value must end with '\"' (and only a comment may follow)",
 				k);
-		if (r < 0)
-			return cdi_fail(err, r, "out of memory");
-		r = config_set(s, label, line, k, v, err);
+		v = strndup(e.value, e.value_len);
+		if (!v)
+			return cdi_fail(err, -ENOMEM, "out of memory");
+		r = config_set(s, label, e.line, k, v, err);
 		if (r < 0)
 			return r;
-		p = eol + 1;
 	}
 	return 0;
 }
