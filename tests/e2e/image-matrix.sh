@@ -26,13 +26,8 @@
 #
 # Needs root, runc, jq and a C compiler (-m32 for the 32-bit image); crun and podman rows run
 # when they are installed (CI installs both). Exits 77 with the reason otherwise.
-set -u
-cd "$(dirname "$0")/../.."
-: "${B:=build}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../lib/suite.sh
+. "$(dirname "$0")/../lib/suite.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (device nodes of the simulated host, containers)"
 for c in runc jq unshare; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done

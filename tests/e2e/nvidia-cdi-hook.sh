@@ -25,13 +25,8 @@
 # Runs in a private mount namespace (its /etc an overlay with an empty /etc/cdi for podman).
 # Needs root, runc, jq, unshare, a C compiler, binutils and ldconfig; crun and podman are
 # each skipped with a note when missing or unable to run containers here.
-set -u
-cd "$(dirname "$0")/../.."
-: "${B:=build}"
-case $B in /*) ;; *) B=$PWD/$B ;; esac
-
-skip() { echo "SKIP: $*"; exit 77; }
-die() { echo "FAIL: $*"; exit 1; }
+# shellcheck source=../lib/suite.sh
+. "$(dirname "$0")/../lib/suite.sh"
 
 [ "$(id -u)" -eq 0 ] || skip "needs root (device nodes, runc run, mounts)"
 for c in runc jq unshare; do command -v $c >/dev/null 2>&1 || skip "$c not installed"; done
