@@ -321,7 +321,7 @@ int fast_exec_plan(int argc, char **argv, char **envp, const char *default_confi
 		}
 	path_env = env_get(envp, "PATH");
 	if (!path_env || !*path_env)
-		path_env = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+		path_env = RUNTIME_DEFAULT_PATH;
 	if (runtime)
 		return search(runtime, path_env, plan);
 	return search("runc", path_env, plan) || search("crun", path_env, plan);

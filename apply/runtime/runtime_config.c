@@ -434,9 +434,7 @@ int runtime_settings_find_runtime(const struct runtime_settings *s, const char *
 				  char **ret_path, const char **ret_name, struct cdi_error *err)
 {
 	static const char *const defaults[] = { "runc", "crun" };
-	const char *path = path_env && *path_env
-				   ? path_env
-				   : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+	const char *path = path_env && *path_env ? path_env : RUNTIME_DEFAULT_PATH;
 	struct stat st;
 	int r;
 

@@ -19,6 +19,9 @@
 /* The spec cdi-runtime regenerates when it is missing or stale, where the refresh units write
  * it (docs/boot.md). */
 #define RUNTIME_SPEC_REFRESH_OUTPUT_DEFAULT "/var/run/cdi/nvidia.yaml"
+/* Where the runtime is looked for when PATH is unset or empty (as execvp's default, with the
+ * sbin directories an engine's runtime lives in). */
+#define RUNTIME_DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 /* A config file is a few lines; more than this is not one. */
 #define RUNTIME_CONFIG_MAX_BYTES (64u * 1024)
 
